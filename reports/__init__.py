@@ -1,0 +1,1 @@
+"""fcocheck: reports package."""

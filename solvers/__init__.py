@@ -1,0 +1,1 @@
+"""Everything that produces iterates or optima: problems, oracles, reference solutions."""

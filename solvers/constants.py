@@ -1,0 +1,135 @@
+"""Problem constants of SPEC 1: L, μ, ζ, G and B = D_h(w*, w0), each labelled by how it is known.
+
+* ``L``: sup‖∇²F‖₂ (exact for quadratic-type losses, a curvature bound for GLMs); also
+  ``L_clients`` = max_m L_m and ``L_sample`` = max_i L of a single sample (Assumption 1(c)).
+* ``mu``: λ_min(∇²F) for quadratic-type losses (None for GLMs, whose curvature is not bounded
+  below globally).
+* ``zeta`` = sup_w max_m ‖∇F_m(w) − ∇F(w)‖_* (in h's dual norm).  Exact for per-client
+  quadratics with a common Hessian (the gradient difference is constant); otherwise the sup
+  is taken over the ball B(w_c, ρ) (w_c = w* when given), as an upper bound for quadratic
+  losses (‖δ_m(w_c)‖ + ρ‖H_m − H‖₂, ℓ2) and as a sampled estimate for every loss.
+* ``G``: a bound on ‖∇f(w; ξ)‖_* — global for losses with bounded φ' (logistic, sigmoid,
+  Cauchy), on the same ball for quadratic-type losses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator, eigsh
+
+from solvers.problem import Problem
+from solvers.reference.gram import QUADRATIC_LOSSES, gram_form
+from solvers.smoothness import (
+    client_smoothness_max,
+    global_smoothness,
+    sample_smoothness,
+    second_moment_operator,
+)
+
+PHI_PRIME_BOUND = {"logistic": 1.0, "sigmoid": 0.25, "cauchy": 0.5}
+
+
+@dataclass(frozen=True)
+class ProblemConstants:
+    """The constants and how each is known."""
+
+    L: float
+    L_clients: float
+    L_sample: float
+    mu: float | None
+    zeta: float
+    zeta_kind: str
+    zeta_sampled: float
+    G: float | None
+    G_kind: str
+    B: float | None
+    radius: float
+
+    def as_dict(self) -> dict:
+        """JSON form."""
+        return asdict(self)
+
+
+def _hessian_spread(problem: Problem) -> tuple[float, float]:
+    """(max_m ‖H_m − H‖₂, ‖H‖₂) for quadratic-type losses, matrix-free (Lanczos)."""
+    Hbar = gram_form(problem).H
+    spreads = []
+    for m in range(problem.M):
+        if problem.loss == "quadratic":
+            op = problem.Q[m] - Hbar
+        else:
+            Xm = problem.X[m]
+            base = second_moment_operator(Xm, np.full(Xm.shape[0], 1 / Xm.shape[0]),
+                                          problem.intercept)
+            ridge = np.r_[np.full(problem.d, problem.ridge_lam), np.zeros(problem.dim - problem.d)]
+            op = LinearOperator(Hbar.shape, dtype=float,
+                                matvec=lambda v, b=base, r=ridge: b @ np.ravel(v) + r * np.ravel(v)
+                                - Hbar @ np.ravel(v))
+        spreads.append(_spectral_norm(op))
+    return max(spreads), _spectral_norm(Hbar)
+
+
+def _spectral_norm(op: LinearOperator | np.ndarray) -> float:
+    if isinstance(op, np.ndarray) and op.shape[0] <= 400:
+        return float(np.max(np.abs(np.linalg.eigvalsh(op))))
+    return float(abs(eigsh(op, k=1, which="LM", tol=1e-8, return_eigenvectors=False)[0]))
+
+
+def heterogeneity(problem: Problem, center: np.ndarray, radius: float, samples: int = 32,
+                  seed: int = 0) -> tuple[float, str, float]:
+    """(ζ, how it is known, sampled estimate) on B(center, radius)."""
+    rng = np.random.default_rng(seed)
+    dirs = rng.standard_normal((samples, problem.dim))
+    dirs *= radius / np.linalg.norm(dirs, axis=1, keepdims=True)
+    pts = np.vstack([center, center + dirs])
+    sampled = 0.0
+    for w in pts:
+        G = problem.client_grads(problem.broadcast(w))
+        sampled = max(sampled, float(np.max(problem.h.dual_norm(G - problem.weights @ G))))
+    if problem.loss not in QUADRATIC_LOSSES:
+        return sampled, "sampled on ball", sampled
+    spread, hnorm = _hessian_spread(problem)
+    G0 = problem.client_grads(problem.broadcast(center))
+    at_center = float(np.max(problem.h.dual_norm(G0 - problem.weights @ G0)))
+    if spread <= 1e-12 * max(hnorm, 1e-300):
+        return at_center, "exact (common Hessian)", sampled
+    dev = np.max(np.linalg.norm(G0 - problem.weights @ G0, axis=1))
+    return float(dev + radius * spread), "upper bound on ball (l2)", sampled
+
+
+def gradient_bound(problem: Problem, center: np.ndarray, radius: float) -> tuple[float | None, str]:
+    """(G, how it is known): sup ‖∇f(w; ξ)‖_* over all w, or over B(center, radius)."""
+    if problem.loss == "quadratic":
+        vals = [np.linalg.norm(problem.Q[m], 2) * (np.linalg.norm(center) + radius)
+                + np.linalg.norm(problem.c[m]) for m in range(problem.M)]
+        return float(max(vals)), "bound on ball (l2)"
+    A, y, _ = problem.pooled
+    dense = A.toarray() if sp.issparse(A) else A
+    rows = np.hstack([dense, np.ones((dense.shape[0], 1))]) if problem.intercept else dense
+    dual = problem.h.dual_norm(rows)
+    if problem.loss in PHI_PRIME_BOUND:
+        return float(PHI_PRIME_BOUND[problem.loss] * dual.max()), "global bound"
+    resid = np.abs(rows @ center - y) + np.linalg.norm(rows, axis=1) * radius
+    ridge = problem.ridge_lam * (np.linalg.norm(center) + radius)
+    return float(np.max(resid * dual) + ridge), "bound on ball (l2)"
+
+
+def compute_constants(problem: Problem, w_star: np.ndarray | None = None,
+                      radius: float | None = None, seed: int = 0) -> ProblemConstants:
+    """All constants of ``problem``; B and the ball need ``w_star`` (else centred at w0)."""
+    w0 = problem.zero()
+    center = w0 if w_star is None else np.asarray(w_star, dtype=float)
+    if radius is None:
+        radius = float(np.linalg.norm(center - w0)) or 1.0
+    mu = gram_form(problem).mu if problem.loss in QUADRATIC_LOSSES else None
+    zeta, kind, sampled = heterogeneity(problem, center, radius, seed=seed)
+    G, gkind = gradient_bound(problem, center, radius)
+    B = float(problem.h.bregman(center, w0)) if w_star is not None else None
+    return ProblemConstants(
+        L=global_smoothness(problem), L_clients=client_smoothness_max(problem),
+        L_sample=sample_smoothness(problem), mu=mu, zeta=zeta, zeta_kind=kind,
+        zeta_sampled=sampled, G=G, G_kind=gkind, B=B, radius=radius,
+    )

@@ -1,0 +1,13 @@
+"""Losses of SPEC 1: scalar GLM losses φ(t; y) and the names problems use."""
+
+from solvers.losses.scalar import (
+    LOSS_NAMES,
+    Cauchy,
+    Logistic,
+    ScalarLoss,
+    Sigmoid,
+    Squares,
+    scalar_loss,
+)
+
+__all__ = ["LOSS_NAMES", "ScalarLoss", "Squares", "Logistic", "Sigmoid", "Cauchy", "scalar_loss"]

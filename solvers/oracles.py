@@ -1,0 +1,116 @@
+"""Stochastic gradient oracles ∇f(w; ξ) (SPEC 1), all driven by a numpy Generator.
+
+* ``exact``          ∇F_m(w) (σ = 0).
+* ``gaussian:σ``     ∇F_m(w) + N(0, σ²/dim · I): E‖noise‖₂² = σ² exactly (Assumption 1(d)).
+* ``minibatch:b``    mean of ∇f over b rows of client m drawn with replacement.
+
+An oracle is called on all clients at once: ``oracle.grads(problem, W, rng)`` with W of
+shape ``(M, dim)`` returns ``(M, dim)``.  ``calls`` counts one gradient query per client.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from solvers.errors import InvalidOracleError
+from solvers.problem import Problem
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """Base oracle: exact gradients."""
+
+    kind: str = "exact"
+
+    def grads(self, problem: Problem, W: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Stochastic gradients for every client at W (``(M, dim)``)."""
+        return problem.client_grads(W)
+
+    @property
+    def sigma2(self) -> float | None:
+        """The variance σ² when known exactly (None for minibatch)."""
+        return 0.0
+
+    def spec(self) -> str:
+        """The CLI spelling, inverse of ``parse_oracle``."""
+        return self.kind
+
+
+@dataclass(frozen=True)
+class GaussianOracle(Oracle):
+    """Exact gradient plus isotropic Gaussian noise of total variance σ²."""
+
+    sigma: float = 0.0
+    kind: str = "gaussian"
+
+    def grads(self, problem: Problem, W: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """∇F_m(W_m) + ξ_m, ξ_m ~ N(0, σ²/dim · I)."""
+        G = problem.client_grads(W)
+        if self.sigma == 0:
+            return G
+        return G + rng.standard_normal(G.shape) * (self.sigma / np.sqrt(problem.dim))
+
+    @property
+    def sigma2(self) -> float:
+        """σ²."""
+        return self.sigma**2
+
+    def spec(self) -> str:
+        """``gaussian:σ``."""
+        return f"gaussian:{self.sigma!r}"
+
+
+@dataclass(frozen=True)
+class MinibatchOracle(Oracle):
+    """Mean gradient over b rows per client, drawn uniformly with replacement."""
+
+    batch: int = 1
+    kind: str = "minibatch"
+
+    def grads(self, problem: Problem, W: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Per client: (1/b) Σ_{i∈batch} ∇f(W_m; ξ_i)."""
+        if problem.loss == "quadratic":
+            raise InvalidOracleError(
+                f"oracle minibatch:{self.batch} needs sample data; problem {problem.name!r} is "
+                "'quadratic' (use exact or gaussian:σ)"
+            )
+        rows = (rng.random((problem.M, self.batch)) * problem.n[:, None]).astype(np.int64)
+        return problem.client_grads_rows(W, rows)
+
+    @property
+    def sigma2(self) -> None:
+        """Not known in closed form."""
+        return None
+
+    def spec(self) -> str:
+        """``minibatch:b``."""
+        return f"minibatch:{self.batch}"
+
+
+def parse_oracle(text: str) -> Oracle:
+    """Parse ``exact`` | ``gaussian:σ`` | ``minibatch:b``.
+
+    Raises:
+        InvalidOracleError: malformed text, σ < 0 or b < 1.
+
+    """
+    kind, _, arg = str(text).partition(":")
+    if kind == "exact" and not arg:
+        return Oracle()
+    if kind == "gaussian":
+        try:
+            sigma = float(arg)
+        except ValueError:
+            sigma = float("nan")
+        if not np.isfinite(sigma) or sigma < 0:
+            raise InvalidOracleError(f"oracle {text!r}: σ = {arg!r}; the rule is gaussian:σ with σ >= 0")
+        return GaussianOracle(sigma=sigma)
+    if kind == "minibatch":
+        if not arg.isdigit() or int(arg) < 1:
+            raise InvalidOracleError(f"oracle {text!r}: b = {arg!r}; the rule is minibatch:b with integer b >= 1")
+        return MinibatchOracle(batch=int(arg))
+    raise InvalidOracleError(
+        f"oracle {text!r} is unknown; the rule is exact | gaussian:σ | minibatch:b"
+    )

@@ -1,0 +1,347 @@
+"""The FCO problem  min_w Φ(w) = Σ_m p_m F_m(w) + ψ(w)  (SPEC 1).
+
+A ``Problem`` is immutable data: per-client samples (or per-client quadratics), a loss name,
+ψ and h on the model coordinates, client weights p_m, an optional unpenalised intercept and
+an optional ground truth.  The full parameter vector is ``w = (w_model, b)`` of length
+``dim = d + intercept``; ``problem.psi`` and ``problem.h`` act on it (the intercept is never
+penalised and sits in a Euclidean block of h).
+
+Per-client functions are vectorised over the client axis: ``client_grads(W)`` takes
+``W`` of shape ``(M, dim)`` (client m at W[m]) and returns ``(M, dim)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from solvers.errors import InvalidProblemError
+from solvers.losses import LOSS_NAMES, scalar_loss
+from solvers.losses.scalar import ScalarLoss
+from solvers.mirror_maps import Entropy, FreeTailMirror, MirrorMap
+from solvers.regularizers import FreeTail, GroupLasso, Nuclear, Regularizer, Simplex
+
+Array = np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class Problem:
+    """An FCO instance.
+
+    Attributes:
+        name: instance name (generator name or file stem).
+        loss: one of ``LOSS_NAMES``.
+        X: per-client design matrices ``(n_m, d)`` (dense or CSR); empty for ``quadratic``.
+        y: per-client targets ``(n_m,)``; labels ±1 for logistic/sigmoid.
+        Q: per-client Hessians ``(M, d, d)`` (``quadratic`` only).
+        c: per-client linear terms ``(M, d)`` (``quadratic`` only).
+        regularizer: ψ on the model coordinates.
+        mirror: h on the model coordinates.
+        intercept: whether an unpenalised bias b is appended.
+        weights: client weights p_m ≥ 0 summing to 1.
+        weighting: ``uniform`` (1/M), ``samples`` (n_m/n) or ``custom``.
+        ridge_lam: λ of the ``ridge`` loss's (λ/2)‖w‖² (never on the intercept).
+        shape: (d1, d2) when the model is a matrix stored flat.
+        truth: ground truth arrays (``w`` and optionally ``b``).
+        meta: generator name and parameters, for provenance.
+
+    """
+
+    name: str
+    loss: str
+    X: tuple[Any, ...]
+    y: tuple[Array, ...]
+    regularizer: Regularizer
+    mirror: MirrorMap
+    weights: Array
+    Q: Array | None = None
+    c: Array | None = None
+    intercept: bool = False
+    weighting: str = "uniform"
+    ridge_lam: float = 0.0
+    shape: tuple[int, int] | None = None
+    truth: dict[str, Array] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        validate(self)
+
+    # --- sizes ---------------------------------------------------------------------
+    @property
+    def M(self) -> int:
+        """Number of clients."""
+        return len(self.y) if self.loss != "quadratic" else int(self.c.shape[0])
+
+    @property
+    def d(self) -> int:
+        """Number of model coordinates (without the intercept)."""
+        if self.loss == "quadratic":
+            return int(self.c.shape[1])
+        return int(self.X[0].shape[1])
+
+    @property
+    def dim(self) -> int:
+        """Length of the full parameter vector (d + 1 with an intercept)."""
+        return self.d + int(self.intercept)
+
+    @cached_property
+    def n(self) -> Array:
+        """Samples per client n_m (zeros for quadratics)."""
+        if self.loss == "quadratic":
+            return np.zeros(self.M, dtype=int)
+        return np.array([len(yy) for yy in self.y])
+
+    @property
+    def is_sparse(self) -> bool:
+        """Whether the client data are scipy.sparse matrices."""
+        return bool(self.X) and sp.issparse(self.X[0])
+
+    @property
+    def convex(self) -> bool:
+        """Whether Φ is convex (convex loss and convex ψ)."""
+        return self.loss not in ("sigmoid", "cauchy") and self.regularizer.convex
+
+    @cached_property
+    def stacked(self) -> Array | None:
+        """``(M, n, d)`` dense array when every client has the same n, else None."""
+        if self.loss == "quadratic" or self.is_sparse or len(set(self.n.tolist())) != 1:
+            return None
+        return np.stack(self.X)
+
+    @cached_property
+    def psi(self) -> Regularizer:
+        """ψ on the full vector (the intercept left free)."""
+        return FreeTail(self.regularizer, 1) if self.intercept else self.regularizer
+
+    @cached_property
+    def h(self) -> MirrorMap:
+        """H on the full vector (Euclidean on the intercept)."""
+        return FreeTailMirror(self.mirror, 1) if self.intercept else self.mirror
+
+    @property
+    def phi(self) -> ScalarLoss:
+        """The scalar GLM loss (not defined for quadratics)."""
+        return scalar_loss(self.loss)
+
+    # --- per-client evaluation -----------------------------------------------------
+    def _split(self, W: Array) -> tuple[Array, Array]:
+        W = np.asarray(W, dtype=float)
+        if self.intercept:
+            return W[..., : self.d], W[..., self.d]
+        return W, np.zeros(W.shape[:-1])
+
+    def predictions(self, W: Array) -> list[Array]:
+        """t_m = X_m w_m + b_m for every client (W of shape ``(M, dim)``)."""
+        Wm, b = self._split(W)
+        if self.stacked is not None:
+            T = np.einsum("mnd,md->mn", self.stacked, Wm) + b[:, None]
+            return list(T)
+        return [self.X[m] @ Wm[m] + b[m] for m in range(self.M)]
+
+    def client_values(self, W: Array) -> Array:
+        """F_m(W[m]) for every client, shape ``(M,)``."""
+        W = np.asarray(W, dtype=float)
+        if self.loss == "quadratic":
+            return 0.5 * np.einsum("md,mde,me->m", W, self.Q, W) + np.einsum("md,md->m", self.c, W)
+        T = self.predictions(W)
+        vals = np.array([np.mean(self.phi.phi(T[m], self.y[m])) for m in range(self.M)])
+        return vals + self._ridge_value(W)
+
+    def client_grads(self, W: Array) -> Array:
+        """∇F_m(W[m]) for every client, shape ``(M, dim)``."""
+        W = np.asarray(W, dtype=float)
+        if self.loss == "quadratic":
+            return np.einsum("mde,me->md", self.Q, W) + self.c
+        T = self.predictions(W)
+        R = [self.phi.dphi(T[m], self.y[m]) / self.n[m] for m in range(self.M)]
+        return self._assemble(R) + self._ridge_grad(W)
+
+    def client_grads_rows(self, W: Array, rows: Array) -> Array:
+        """Minibatch gradients: client m averages ∇f over its sampled rows ``rows[m]``.
+
+        Args:
+            W: points, ``(M, dim)``.
+            rows: integer row indices, ``(M, b)`` (drawn with replacement by the oracle).
+
+        """
+        W = np.asarray(W, dtype=float)
+        Wm, b = self._split(W)
+        out = np.empty_like(W)
+        for m in range(self.M):
+            Xb = self.X[m][rows[m]]
+            g = self.phi.dphi(Xb @ Wm[m] + b[m], self.y[m][rows[m]]) / rows.shape[1]
+            out[m, : self.d] = Xb.T @ g
+            if self.intercept:
+                out[m, self.d] = np.sum(g)
+        return out + self._ridge_grad(W)
+
+    def _assemble(self, R: list[Array]) -> Array:
+        """Stack [X_mᵀ r_m ; Σ r_m] over clients."""
+        out = np.empty((self.M, self.dim))
+        if self.stacked is not None:
+            out[:, : self.d] = np.einsum("mnd,mn->md", self.stacked, np.asarray(R))
+        else:
+            for m in range(self.M):
+                out[m, : self.d] = self.X[m].T @ R[m]
+        if self.intercept:
+            out[:, self.d] = [np.sum(r) for r in R]
+        return out
+
+    def _ridge_value(self, W: Array) -> Array:
+        if self.ridge_lam == 0:
+            return 0.0
+        Wm, _ = self._split(W)
+        return 0.5 * self.ridge_lam * np.sum(Wm * Wm, axis=-1)
+
+    def _ridge_grad(self, W: Array) -> Array:
+        if self.ridge_lam == 0:
+            return 0.0
+        g = np.zeros_like(W)
+        g[..., : self.d] = self.ridge_lam * W[..., : self.d]
+        return g
+
+    # --- global objective ------------------------------------------------------------
+    def F(self, w: Array) -> float:
+        """F(w) = Σ_m p_m F_m(w)."""
+        return float(self.weights @ self.client_values(self.broadcast(w)))
+
+    def grad_F(self, w: Array) -> Array:
+        """∇F(w) = Σ_m p_m ∇F_m(w)."""
+        return self.weights @ self.client_grads(self.broadcast(w))
+
+    def Phi(self, w: Array) -> float:
+        """Φ(w) = F(w) + ψ(w)."""
+        return self.F(w) + float(self.psi.value(np.asarray(w, dtype=float)))
+
+    def broadcast(self, w: Array) -> Array:
+        """Copy one point to every client: ``(dim,) → (M, dim)``."""
+        w = np.asarray(w, dtype=float)
+        if w.shape != (self.dim,):
+            raise InvalidProblemError(
+                f"{self.name}: point of shape {w.shape} given; the rule is shape ({self.dim},)"
+            )
+        return np.broadcast_to(w, (self.M, self.dim))
+
+    def zero(self) -> Array:
+        """The default start w0 = ∇h*(0) (0 for every map but entropy)."""
+        return self.h.default_start(self.dim)
+
+    # --- pooled view (reference solvers) ------------------------------------------------
+    @cached_property
+    def pooled(self) -> tuple[Any, Array, Array]:
+        """(A, y, ω): all rows stacked with weights ω_i = p_m/n_m, so F = Σ ω_i φ(a_iᵀw)."""
+        omega = np.concatenate([np.full(nm, p / nm) for p, nm in zip(self.weights, self.n, strict=True)])
+        y = np.concatenate(self.y)
+        if self.is_sparse:
+            A = sp.vstack(self.X, format="csr")
+        elif self.stacked is not None:
+            A = self.stacked.reshape(-1, self.d)
+        else:
+            A = np.vstack(self.X)
+        return A, y, omega
+
+
+def _fail(problem: Problem, rule: str) -> None:
+    raise InvalidProblemError(f"{problem.name}: {rule}")
+
+
+def _finite(arr: Any) -> bool:
+    data = arr.data if sp.issparse(arr) else np.asarray(arr)
+    return bool(np.all(np.isfinite(data)))
+
+
+def validate(p: Problem) -> None:
+    """Check every rule of a problem; raise InvalidProblemError naming the value and rule."""
+    if p.loss not in LOSS_NAMES:
+        from solvers.regularizers import closest
+
+        _fail(p, f"unknown loss {p.loss!r}; known: {list(LOSS_NAMES)}{closest(p.loss, LOSS_NAMES)}")
+    if p.loss == "quadratic":
+        _validate_quadratic(p)
+    else:
+        _validate_samples(p)
+    _validate_weights(p)
+    _validate_components(p)
+
+
+def _validate_quadratic(p: Problem) -> None:
+    if p.Q is None or p.c is None:
+        _fail(p, "loss 'quadratic' needs per-client Q (M, d, d) and c (M, d)")
+    Q, c = np.asarray(p.Q), np.asarray(p.c)
+    if c.ndim != 2 or Q.shape != (c.shape[0], c.shape[1], c.shape[1]):
+        _fail(p, f"Q has shape {Q.shape} and c has shape {c.shape}; the rule is Q (M, d, d), c (M, d)")
+    if c.shape[0] == 0:
+        _fail(p, "no clients (M = 0); the rule is M >= 1")
+    if not (_finite(Q) and _finite(c)):
+        _fail(p, "Q or c holds NaN or inf; the rule is finite data")
+    if not np.allclose(Q, np.swapaxes(Q, 1, 2), atol=1e-12 * (1 + np.abs(Q).max())):
+        _fail(p, "Q is not symmetric; the rule is Q_m = Q_mᵀ")
+    if p.intercept:
+        _fail(p, "intercept = true with loss 'quadratic'; the rule is no intercept for quadratics")
+
+
+def _validate_samples(p: Problem) -> None:
+    if len(p.X) == 0 or len(p.X) != len(p.y):
+        _fail(p, f"{len(p.X)} design blocks for {len(p.y)} target blocks; the rule is one X_m "
+                 "and one y_m per client, M >= 1")
+    d = p.X[0].shape[1] if np.ndim(p.X[0]) == 2 or sp.issparse(p.X[0]) else None
+    for m, (Xm, ym) in enumerate(zip(p.X, p.y, strict=True)):
+        if not (sp.issparse(Xm) or np.ndim(Xm) == 2) or np.ndim(ym) != 1:
+            _fail(p, f"client {m}: X has {np.ndim(Xm)} dims and y has {np.ndim(ym)}; the rule "
+                     "is X_m (n_m, d) and y_m (n_m,)")
+        if Xm.shape[0] != len(ym):
+            _fail(p, f"client {m}: X has {Xm.shape[0]} rows but y has {len(ym)}; the rule is "
+                     "equal sample counts")
+        if Xm.shape[0] == 0:
+            _fail(p, f"client {m} is empty (n_m = 0); the rule is n_m >= 1")
+        if Xm.shape[1] != d:
+            _fail(p, f"client {m} has {Xm.shape[1]} features, client 0 has {d}; the rule is "
+                     "the same d for every client")
+        if not (_finite(Xm) and _finite(ym)):
+            _fail(p, f"client {m}: data hold NaN or inf; the rule is finite data")
+        if scalar_loss(p.loss).binary_labels and not np.all(np.isin(ym, (-1.0, 1.0))):
+            bad = np.asarray(ym)[~np.isin(ym, (-1.0, 1.0))][0]
+            _fail(p, f"client {m}: label {bad!r} for loss {p.loss!r}; the rule is labels in {{-1, +1}}")
+    if p.shape is not None and p.shape[0] * p.shape[1] != d:
+        _fail(p, f"matrix shape {p.shape} does not hold d = {d} coordinates; the rule is d1·d2 = d")
+    if p.loss == "matrix" and p.shape is None:
+        _fail(p, "loss 'matrix' needs the model shape (d1, d2)")
+    if p.ridge_lam < 0 or not np.isfinite(p.ridge_lam):
+        _fail(p, f"ridge lam = {p.ridge_lam!r}; the rule is lam >= 0")
+
+
+def _validate_weights(p: Problem) -> None:
+    w = np.asarray(p.weights, dtype=float)
+    if w.shape != (p.M,) or not _finite(w) or np.any(w < 0) or abs(w.sum() - 1.0) > 1e-12:
+        _fail(p, f"client weights {w.tolist()!r} are invalid; the rule is M = {p.M} "
+                 "non-negative weights summing to 1")
+
+
+def _validate_components(p: Problem) -> None:
+    psi, h = p.regularizer, p.mirror
+    if isinstance(psi, Nuclear) and psi.shape[0] * psi.shape[1] != p.d:
+        _fail(p, f"nuclear shape {psi.shape} does not match d = {p.d}; the rule is d1·d2 = d")
+    if isinstance(psi, GroupLasso) and len(psi.groups) != p.d:
+        _fail(p, f"group_lasso labels {len(psi.groups)} coordinates, d = {p.d}; the rule is one "
+                 "label per coordinate")
+    a = getattr(h, "a", None)
+    if a is not None and len(a) not in (1, p.d):
+        _fail(p, f"diagonal mirror map has {len(a)} entries, d = {p.d}; the rule is d entries")
+    if isinstance(h, Entropy) and not (isinstance(psi, Simplex) and psi.radius == 1.0):
+        _fail(p, f"mirror map 'entropy' lives on the unit simplex but ψ = {psi.name!r} leaves it; "
+                 "the rule is dom h ⊇ dom ψ (use ψ = simplex with radius 1)")
+
+
+def uniform_weights(M: int) -> Array:
+    """p_m = 1/M (the FCO default)."""
+    return np.full(M, 1.0 / M)
+
+
+def sample_weights(n: Array) -> Array:
+    """p_m = n_m / n (seed 004 eq. 8)."""
+    n = np.asarray(n, dtype=float)
+    return n / n.sum()

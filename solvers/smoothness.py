@@ -1,0 +1,72 @@
+"""Smoothness constants of F from the data, matrix-free so they scale to sparse data."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator, eigsh
+
+from solvers.problem import Problem
+
+
+def second_moment_operator(X, omega: np.ndarray, intercept: bool) -> LinearOperator:
+    """V ↦ Σ_i ω_i a_i a_iᵀ v with a_i = (x_i, 1) (or x_i), as a symmetric LinearOperator."""
+    d = X.shape[1]
+    D = d + int(intercept)
+
+    def matvec(v: np.ndarray) -> np.ndarray:
+        v = np.ravel(v)
+        t = X @ v[:d] + (v[d] if intercept else 0.0)
+        wt = omega * t
+        out = np.empty(D)
+        out[:d] = np.asarray(X.T @ wt).ravel()
+        if intercept:
+            out[d] = wt.sum()
+        return out
+
+    return LinearOperator((D, D), matvec=matvec, rmatvec=matvec, dtype=float)
+
+
+def top_eigenvalue(op: LinearOperator | np.ndarray) -> float:
+    """Largest eigenvalue of a symmetric PSD operator (dense eigvalsh when small)."""
+    n = op.shape[0]
+    if isinstance(op, np.ndarray):
+        return float(np.linalg.eigvalsh(op)[-1])
+    if n <= 400:
+        dense = op @ np.eye(n)
+        return float(np.linalg.eigvalsh(0.5 * (dense + dense.T))[-1])
+    return float(eigsh(op, k=1, which="LA", tol=1e-10, return_eigenvectors=False)[0])
+
+
+def client_smoothness(problem: Problem, m: int) -> float:
+    """L_m = sup ‖∇²F_m‖₂ (curvature bound × top eigenvalue of the client's second moment)."""
+    if problem.loss == "quadratic":
+        return float(np.linalg.eigvalsh(problem.Q[m])[-1])
+    Xm = problem.X[m]
+    om = np.full(Xm.shape[0], 1.0 / Xm.shape[0])
+    lam = top_eigenvalue(second_moment_operator(Xm, om, problem.intercept))
+    return problem.phi.curvature * lam + problem.ridge_lam
+
+
+def global_smoothness(problem: Problem) -> float:
+    """L = sup ‖∇²F‖₂ bound: curvature·λ_max(Σ ω_i a_i a_iᵀ) + ridge λ (exact for quadratics)."""
+    if problem.loss == "quadratic":
+        H = np.einsum("m,mde->de", problem.weights, problem.Q)
+        return float(np.linalg.eigvalsh(0.5 * (H + H.T))[-1])
+    A, _, omega = problem.pooled
+    lam = top_eigenvalue(second_moment_operator(A, omega, problem.intercept))
+    return problem.phi.curvature * lam + problem.ridge_lam
+
+
+def sample_smoothness(problem: Problem) -> float:
+    """max_i sup φ''·‖a_i‖² (+ ridge λ): the per-sample L of FCO Assumption 1(c)."""
+    if problem.loss == "quadratic":
+        return client_smoothness_max(problem)
+    A, _, _ = problem.pooled
+    sq = np.asarray(A.multiply(A).sum(axis=1)).ravel() if sp.issparse(A) else np.sum(A * A, 1)
+    return float(problem.phi.curvature * (sq.max() + int(problem.intercept)) + problem.ridge_lam)
+
+
+def client_smoothness_max(problem: Problem) -> float:
+    """max_m L_m."""
+    return max(client_smoothness(problem, m) for m in range(problem.M))
