@@ -109,7 +109,9 @@ def parse_oracle(text: str) -> Oracle:
         return GaussianOracle(sigma=sigma)
     if kind == "minibatch":
         if not arg.isdigit() or int(arg) < 1:
-            raise InvalidOracleError(f"oracle {text!r}: b = {arg!r}; the rule is minibatch:b with integer b >= 1")
+            raise InvalidOracleError(
+                f"oracle {text!r}: b = {arg!r}; the rule is minibatch:b with integer b >= 1"
+            )
         return MinibatchOracle(batch=int(arg))
     raise InvalidOracleError(
         f"oracle {text!r} is unknown; the rule is exact | gaussian:σ | minibatch:b"

@@ -304,7 +304,7 @@ def _validate_samples(p: Problem) -> None:
         if not (_finite(Xm) and _finite(ym)):
             _fail(p, f"client {m}: data hold NaN or inf; the rule is finite data")
         if scalar_loss(p.loss).binary_labels and not np.all(np.isin(ym, (-1.0, 1.0))):
-            bad = np.asarray(ym)[~np.isin(ym, (-1.0, 1.0))][0]
+            bad = float(np.asarray(ym)[~np.isin(ym, (-1.0, 1.0))][0])
             _fail(p, f"client {m}: label {bad!r} for loss {p.loss!r}; the rule is labels in {{-1, +1}}")
     if p.shape is not None and p.shape[0] * p.shape[1] != d:
         _fail(p, f"matrix shape {p.shape} does not hold d = {d} coordinates; the rule is d1·d2 = d")

@@ -37,7 +37,7 @@ def check_nonnegative(name: str, value: float, what: str) -> float:
 
 
 def check_step(t: Any, rho: float, name: str) -> np.ndarray | float:
-    """Validate a prox step ``t``: finite, ``t >= 0`` and ``t·ρ < 1`` when ρ > 0.
+    """Validate a prox step ``t``: finite, ``t > 0`` and ``t·ρ < 1`` when ρ > 0.
 
     Args:
         t: scalar or array of steps.
@@ -49,10 +49,10 @@ def check_step(t: Any, rho: float, name: str) -> np.ndarray | float:
 
     """
     ta = np.asarray(t, dtype=float)
-    if not np.all(np.isfinite(ta)) or np.any(ta < 0):
-        bad = ta if ta.ndim == 0 else ta[~(np.isfinite(ta) & (ta >= 0))].flat[0]
+    if not np.all(np.isfinite(ta)) or np.any(ta <= 0):
+        bad = ta if ta.ndim == 0 else ta[~(np.isfinite(ta) & (ta > 0))].flat[0]
         raise InvalidStepSizeError(
-            f"{name}: prox step t = {float(bad)!r} is invalid; the rule is t >= 0 and finite"
+            f"{name}: prox step t = {float(bad)!r} is invalid; the rule is t > 0 and finite"
         )
     if rho > 0 and np.any(ta * rho >= 1.0):
         bad = float(np.max(ta))
@@ -99,10 +99,7 @@ class Regularizer:
             raise InvalidStepSizeError(
                 f"{self.name}: a per-coordinate step needs a separable regulariser"
             )
-        v = np.asarray(v, dtype=float)
-        if np.isscalar(tt) and tt == 0.0:
-            return v.copy()
-        return self._prox(v, tt)
+        return self._prox(np.asarray(v, dtype=float), tt)
 
     def subgradient(self, w: np.ndarray) -> np.ndarray:
         """One element of ∂ψ(w) (the regular subdifferential for weakly convex ψ)."""
