@@ -41,8 +41,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--problems", nargs="+", default=["lasso-paper", "lowrank-paper"])
     args = parser.parse_args()
+    print("ours = fcocheck solve (certified FISTA + independent cvxpy cross-check); "
+          "certified = the certifying FISTA run alone")
     print(f"{'problem':<15} {'ours [s]':>9} {'rel. gap':>9} {'naive [s]':>10} {'status':>18} "
-          f"{'rel. gap':>9} {'speed-up':>9}")
+          f"{'rel. gap':>9} {'naive/ours':>11} {'naive/certified':>16}")
     for name in args.problems:
         problem = generate(name)
         start = time.perf_counter()
@@ -50,12 +52,14 @@ def main() -> None:
         ours = time.perf_counter() - start
         w, status, t_naive = naive(problem)
         cert = gram_gap(problem, gram_form(problem), w)
-        print(f"{name:<15} {ours:9.2f} {sol.certificate.relative:9.1e} {t_naive:10.2f} "
-              f"{status:>18} {cert.relative:9.1e} {t_naive / ours:8.1f}x")
         fo = [r for r in sol.solvers if r["name"].startswith("fista")][0]
-        print(f"{'':<15} (certifying first-order method alone: {fo['seconds']:.3f}s, "
-              f"{fo['iterations']} iterations; cvxpy Gram-reduced cross-check: "
-              f"{[r['seconds'] for r in sol.solvers if r['name'].startswith('cvxpy')][0]:.2f}s)")
+        print(f"{name:<15} {ours:9.2f} {sol.certificate.relative:9.1e} {t_naive:10.2f} "
+              f"{status:>18} {cert.relative:9.1e} {t_naive / ours:10.1f}x "
+              f"{t_naive / fo['seconds']:15.0f}x")
+        cvx = [r["seconds"] for r in sol.solvers if r["name"].startswith("cvxpy")][0]
+        print(f"{'':<15} (certifying FISTA: {fo['seconds']:.3f}s, {fo['iterations']} iterations; "
+              f"Gram-reduced cvxpy cross-check: {cvx:.2f}s; naive certified to 1e-10: "
+              f"{'yes' if cert.relative <= 1e-10 else 'no'})")
 
 
 if __name__ == "__main__":
