@@ -21,6 +21,7 @@ import scipy.sparse as sp
 from solvers import mirror_maps, regularizers
 from solvers.errors import InvalidInstanceFileError
 from solvers.problem import Problem, sample_weights, uniform_weights
+from solvers.spec import closest
 
 REQUIRED_META = ("loss", "regularizer", "mirror")
 KNOWN_META = REQUIRED_META + ("intercept", "weights", "ridge_lam", "shape", "name", "generator")
@@ -80,7 +81,7 @@ def _read(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         if key not in KNOWN_META:
             raise InvalidInstanceFileError(
                 f"instance file {str(path)!r}: unknown meta key {key!r}; known: {list(KNOWN_META)}"
-                f"{regularizers.closest(key, KNOWN_META)}")
+                f"{closest(key, KNOWN_META)}")
     return meta, arrays
 
 

@@ -257,7 +257,7 @@ def _finite(arr: Any) -> bool:
 def validate(p: Problem) -> None:
     """Check every rule of a problem; raise InvalidProblemError naming the value and rule."""
     if p.loss not in LOSS_NAMES:
-        from solvers.regularizers import closest
+        from solvers.spec import closest
 
         _fail(p, f"unknown loss {p.loss!r}; known: {list(LOSS_NAMES)}{closest(p.loss, LOSS_NAMES)}")
     if p.loss == "quadratic":

@@ -69,7 +69,7 @@ def generate(name: str, **params: Any) -> Problem:
         InvalidProblemError: unknown generator or parameter (with the closest name).
 
     """
-    from solvers.regularizers import closest
+    from solvers.spec import closest
 
     if name not in GENERATORS:
         raise InvalidProblemError(

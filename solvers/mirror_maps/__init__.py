@@ -8,6 +8,7 @@ from solvers.errors import InvalidMirrorMapError
 from solvers.mirror_maps.base import MirrorMap
 from solvers.mirror_maps.free_tail import FreeTailMirror
 from solvers.mirror_maps.maps import DiagonalQuadratic, Entropy, Euclidean, PNorm
+from solvers.spec import build_from_spec
 
 REGISTRY: dict[str, type[MirrorMap]] = {
     cls.name: cls for cls in (Euclidean, DiagonalQuadratic, PNorm, Entropy)
@@ -24,27 +25,10 @@ def make(spec: dict[str, Any]) -> MirrorMap:
         InvalidMirrorMapError: unknown name or parameter, or a parameter breaking its rule.
 
     """
-    from solvers.regularizers import closest
-
-    if not isinstance(spec, dict) or "name" not in spec:
-        raise InvalidMirrorMapError(
-            f"mirror spec {spec!r} is invalid; the rule is a dict with a 'name' key"
-        )
-    name = str(spec["name"])
-    if name not in REGISTRY:
-        raise InvalidMirrorMapError(
-            f"unknown mirror map {name!r}; known: {sorted(REGISTRY)}{closest(name, list(REGISTRY))}"
-        )
-    params = {k: v for k, v in spec.items() if k != "name"}
-    for key in params:
-        if key not in PARAMETERS[name]:
-            raise InvalidMirrorMapError(
-                f"mirror map {name!r} has no parameter {key!r}; its parameters are "
-                f"{list(PARAMETERS[name])}{closest(key, PARAMETERS[name])}"
-            )
+    cls, params = build_from_spec("mirror map", spec, REGISTRY, PARAMETERS, InvalidMirrorMapError)
     if "a" in params:
         params["a"] = tuple(float(x) for x in params["a"])
-    return REGISTRY[name](**params)
+    return cls(**params)
 
 
 __all__ = [

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 from solvers.errors import InvalidRegularizerError
@@ -21,6 +20,7 @@ from solvers.regularizers.sets import (
     project_simplex,
 )
 from solvers.regularizers.weakly_convex import MCP, SCAD
+from solvers.spec import build_from_spec, closest
 
 REGISTRY: dict[str, type[Regularizer]] = {
     cls.name: cls
@@ -38,12 +38,6 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
 }
 
 
-def closest(name: str, choices: list[str] | tuple[str, ...]) -> str:
-    """A ``; did you mean 'x'?`` suffix naming the closest choice, or ''."""
-    match = difflib.get_close_matches(name, list(choices), n=1)
-    return f"; did you mean {match[0]!r}?" if match else ""
-
-
 def make(spec: dict[str, Any]) -> Regularizer:
     """Build a regulariser from its JSON description ``{"name": ..., params...}``.
 
@@ -51,27 +45,12 @@ def make(spec: dict[str, Any]) -> Regularizer:
         InvalidRegularizerError: unknown name or parameter, or a parameter breaking its rule.
 
     """
-    if not isinstance(spec, dict) or "name" not in spec:
-        raise InvalidRegularizerError(
-            f"regularizer spec {spec!r} is invalid; the rule is a dict with a 'name' key"
-        )
-    name = str(spec["name"])
-    if name not in REGISTRY:
-        raise InvalidRegularizerError(
-            f"unknown regularizer {name!r}; known: {sorted(REGISTRY)}{closest(name, list(REGISTRY))}"
-        )
-    params = {k: v for k, v in spec.items() if k != "name"}
-    for key in params:
-        if key not in PARAMETERS[name]:
-            raise InvalidRegularizerError(
-                f"regularizer {name!r} has no parameter {key!r}; its parameters are "
-                f"{list(PARAMETERS[name])}{closest(key, PARAMETERS[name])}"
-            )
+    cls, params = build_from_spec("regularizer", spec, REGISTRY, PARAMETERS, InvalidRegularizerError)
     if "groups" in params:
         params["groups"] = tuple(int(g) for g in params["groups"])
     if "shape" in params:
         params["shape"] = tuple(int(s) for s in params["shape"])
-    return REGISTRY[name](**params)
+    return cls(**params)
 
 
 __all__ = [
