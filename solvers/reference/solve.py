@@ -67,14 +67,13 @@ class _Smooth:
     grad: Any
     L: float
     certify: Any
+    gram: GramForm | None = None
 
 
 def _smooth_part(problem: Problem) -> _Smooth:
-    eta_cert = None
     if problem.loss in QUADRATIC_LOSSES:
-        gram: GramForm = gram_form(problem)
-        L = gram.L
-        return _Smooth(gram.grad, L, lambda w: gram_gap(problem, gram, w))
+        gram = gram_form(problem)
+        return _Smooth(gram.grad, gram.L, lambda w: gram_gap(problem, gram, w), gram)
     L = global_smoothness(problem)
     eta_cert = 1.0 / L
 
@@ -122,11 +121,10 @@ def reference_solve(problem: Problem, tol: float = 1e-10, agree_tol: float = 1e-
                            else "not certified", time.perf_counter() - t0, cert_fo,
                            iterations=its))
 
-    gram = gram_form(problem) if problem.loss in QUADRATIC_LOSSES else None
-    cvx = cvx_solve(problem, gram, cvx_solver)
+    cvx = cvx_solve(problem, smooth.gram, cvx_solver)
     cert_cvx = smooth.certify(cvx.w) if cvx.w is not None else None
     records.append(_record(f"cvxpy/{cvx.solver}", cvx.status, cvx.seconds, cert_cvx,
-                           gram_reduced=gram is not None))
+                           gram_reduced=smooth.gram is not None))
     agreement = _cross_check(problem, smooth, cert_fo, cvx.w, cert_cvx, tol, agree_tol,
                              records, max_iter)
     if cert_fo.relative > tol:
