@@ -6,22 +6,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from solvers.regularizers import (
-    L1,
-    MCP,
-    SCAD,
-    Box,
-    ElasticNet,
-    GroupLasso,
-    L1Ball,
-    L2Ball,
-    L2Squared,
-    Monotone,
-    NonNegative,
-    Nuclear,
-    Simplex,
-    Zero,
-)
+from solvers import regularizers as reg
 
 finite = st.floats(-10, 10, allow_nan=False, allow_infinity=False)
 lams = st.floats(0.0, 5.0)
@@ -39,30 +24,30 @@ def convex_regularizers(draw, d: int):
     kind = draw(st.sampled_from(["zero", "l1", "l2sq", "elastic_net", "group_lasso", "nuclear",
                                  "l1_ball", "l2_ball", "box", "simplex", "nonneg", "monotone"]))
     if kind == "zero":
-        return Zero()
+        return reg.Zero()
     if kind == "l1":
-        return L1(draw(lams))
+        return reg.L1(draw(lams))
     if kind == "l2sq":
-        return L2Squared(draw(st.floats(0.01, 5.0)))
+        return reg.L2Squared(draw(st.floats(0.01, 5.0)))
     if kind == "elastic_net":
-        return ElasticNet(draw(lams), draw(st.floats(0.01, 5.0)))
+        return reg.ElasticNet(draw(lams), draw(st.floats(0.01, 5.0)))
     if kind == "group_lasso":
         groups = draw(st.lists(st.integers(0, 2), min_size=d, max_size=d))
-        return GroupLasso(draw(lams), tuple(groups))
+        return reg.GroupLasso(draw(lams), tuple(groups))
     if kind == "nuclear":
-        return Nuclear(draw(lams), (2, d // 2))
+        return reg.Nuclear(draw(lams), (2, d // 2))
     if kind == "l1_ball":
-        return L1Ball(draw(radii))
+        return reg.L1Ball(draw(radii))
     if kind == "l2_ball":
-        return L2Ball(draw(radii))
+        return reg.L2Ball(draw(radii))
     if kind == "box":
         lo = draw(st.floats(-3, 0))
-        return Box(lo, lo + draw(st.floats(0.0, 3)))
+        return reg.Box(lo, lo + draw(st.floats(0.0, 3)))
     if kind == "simplex":
-        return Simplex(draw(radii))
+        return reg.Simplex(draw(radii))
     if kind == "nonneg":
-        return NonNegative()
-    return Monotone()
+        return reg.NonNegative()
+    return reg.Monotone()
 
 
 @st.composite
@@ -70,9 +55,9 @@ def weakly_convex(draw):
     """MCP or SCAD with a step t satisfying tρ < 1."""
     if draw(st.booleans()):
         gamma = draw(st.floats(1.5, 6.0))
-        psi = MCP(draw(st.floats(0.05, 3.0)), gamma)
+        psi = reg.MCP(draw(st.floats(0.05, 3.0)), gamma)
     else:
         a = draw(st.floats(2.2, 6.0))
-        psi = SCAD(draw(st.floats(0.05, 3.0)), a)
+        psi = reg.SCAD(draw(st.floats(0.05, 3.0)), a)
     t = draw(st.floats(0.01, 0.95)) / psi.rho
     return psi, t
