@@ -12,39 +12,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from reports import cli_run
+from reports.cli_common import UsageError, load_problem, parse_params
 from solvers.constants import compute_constants
 from solvers.errors import CertificationError, FcocheckError
-from solvers.generators import GENERATORS, describe, generate, parameters
-from solvers.instance_io import load_instance, save_instance
+from solvers.generators import GENERATORS, describe, parameters
+from solvers.instance_io import save_instance
 from solvers.metrics import recovery
 from solvers.problem import Problem
 from solvers.reference import reference_solve
-
-
-class UsageError(FcocheckError):
-    """A malformed command-line argument."""
-
-
-def parse_params(items: list[str]) -> dict[str, str]:
-    """``["k=v", ...]`` → ``{"k": "v"}``."""
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise UsageError(f"--param {item!r} is malformed; the rule is NAME=VALUE")
-        out[key] = value
-    return out
-
-
-def load_problem(spec: str, params: dict[str, str], seed: int | None) -> Problem:
-    """A generator name (with parameters) or the path of an instance file."""
-    if spec.endswith(".npz") or Path(spec).is_file():
-        if params:
-            raise UsageError("--param applies to generators, not to instance files")
-        return load_instance(spec)
-    if seed is not None:
-        params = {**params, "seed": str(seed)}
-    return generate(spec, **params)
 
 
 def cmd_problems(args: argparse.Namespace) -> int:
@@ -125,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--save-instance", help="also save the instance as .npz")
     s.add_argument("--json", action="store_true", help="print the result as JSON")
     s.set_defaults(func=cmd_solve)
+    cli_run.add_parsers(sub)
     return parser
 
 
@@ -133,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
+    except cli_run.InterruptedRunError as exc:
+        print(f"fcocheck: interrupted: {exc}", file=sys.stderr)
+        return 130
     except FcocheckError as exc:
         print(f"fcocheck: error: {exc}", file=sys.stderr)
         return 2

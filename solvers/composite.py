@@ -109,3 +109,20 @@ def composite_map(h: MirrorMap, psi: Regularizer, z: np.ndarray, t: Any) -> np.n
     if np.ndim(t) == 0 and float(t) == 0.0:
         return h.grad_conj(z)
     return resolve(h, psi)(z, t)
+
+
+def make_composite(h: MirrorMap, psi: Regularizer) -> CompositeFn:
+    """Resolve the pair once and return ``(z, t) ↦ ∇(h + tψ)*(z)``, with ``t = 0`` → ∇h*(z).
+
+    Raises:
+        NoClosedFormError: the pair has no closed form (raised here, before any iteration).
+
+    """
+    fn = resolve(h, psi)
+
+    def composite(z: np.ndarray, t: Any) -> np.ndarray:
+        if np.ndim(t) == 0 and float(t) == 0.0:
+            return h.grad_conj(z)
+        return fn(z, t)
+
+    return composite

@@ -39,5 +39,13 @@ class InvalidOracleError(FcocheckError):
     """A stochastic-oracle specification is malformed or incompatible with the problem."""
 
 
+class InvalidAlgorithmError(FcocheckError):
+    """An unknown algorithm name, or an algorithm that cannot run on this problem."""
+
+
+class InvalidHyperparameterError(FcocheckError):
+    """A hyper-parameter or run setting breaks its rule (unknown name, K < 1, R < 0, P > M)."""
+
+
 class CertificationError(RuntimeError):
     """The reference solvers disagree, or the certified accuracy target was not met."""

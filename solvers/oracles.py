@@ -4,8 +4,9 @@
 * ``gaussian:σ``     ∇F_m(w) + N(0, σ²/dim · I): E‖noise‖₂² = σ² exactly (Assumption 1(d)).
 * ``minibatch:b``    mean of ∇f over b rows of client m drawn with replacement.
 
-An oracle is called on all clients at once: ``oracle.grads(problem, W, rng)`` with W of
-shape ``(M, dim)`` returns ``(M, dim)``.  ``calls`` counts one gradient query per client.
+An oracle is called on a group of clients at once: ``oracle.grads(source, W, rng)`` with
+``source`` a ``Problem`` (every client) or a ``Kernel`` (the clients it serves) and W of shape
+``(clients, dim)`` returns ``(clients, dim)``.  Every row is one gradient query.
 """
 
 from __future__ import annotations
@@ -15,7 +16,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from solvers.errors import InvalidOracleError
+from solvers.kernels import Kernel
 from solvers.problem import Problem
+
+
+def as_kernel(source: Problem | Kernel) -> Kernel:
+    """The kernel of a problem (every client), or the kernel itself."""
+    return source.kernel if isinstance(source, Problem) else source
 
 
 @dataclass(frozen=True)
@@ -24,9 +31,9 @@ class Oracle:
 
     kind: str = "exact"
 
-    def grads(self, problem: Problem, W: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Stochastic gradients for every client at W (``(M, dim)``)."""
-        return problem.client_grads(W)
+    def grads(self, source: Problem | Kernel, W: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Stochastic gradients for the clients of ``source`` at W (``(clients, dim)``)."""
+        return as_kernel(source).grads(W)
 
     @property
     def sigma2(self) -> float | None:
@@ -45,12 +52,12 @@ class GaussianOracle(Oracle):
     sigma: float = 0.0
     kind: str = "gaussian"
 
-    def grads(self, problem: Problem, W: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def grads(self, source: Problem | Kernel, W: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """∇F_m(W_m) + ξ_m, ξ_m ~ N(0, σ²/dim · I)."""
-        G = problem.client_grads(W)
+        G = as_kernel(source).grads(W)
         if self.sigma == 0:
             return G
-        return G + rng.standard_normal(G.shape) * (self.sigma / np.sqrt(problem.dim))
+        return G + rng.standard_normal(G.shape) * (self.sigma / np.sqrt(G.shape[1]))
 
     @property
     def sigma2(self) -> float:
@@ -69,15 +76,18 @@ class MinibatchOracle(Oracle):
     batch: int = 1
     kind: str = "minibatch"
 
-    def grads(self, problem: Problem, W: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def grads(self, source: Problem | Kernel, W: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Per client: (1/b) Σ_{i∈batch} ∇f(W_m; ξ_i)."""
+        kernel = as_kernel(source)
+        problem = kernel.problem
         if problem.loss == "quadratic":
             raise InvalidOracleError(
                 f"oracle minibatch:{self.batch} needs sample data; problem {problem.name!r} is "
                 "'quadratic' (use exact or gaussian:σ)"
             )
-        rows = (rng.random((problem.M, self.batch)) * problem.n[:, None]).astype(np.int64)
-        return problem.client_grads_rows(W, rows)
+        n = problem.n[kernel.index]
+        rows = (rng.random((kernel.size, self.batch)) * n[:, None]).astype(np.int64)
+        return kernel.grads_rows(W, rows)
 
     @property
     def sigma2(self) -> None:

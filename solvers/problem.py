@@ -20,6 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from solvers.errors import InvalidProblemError
+from solvers.kernels import Kernel
 from solvers.losses import LOSS_NAMES, scalar_loss
 from solvers.losses.scalar import ScalarLoss
 from solvers.mirror_maps import Entropy, FreeTailMirror, MirrorMap
@@ -128,37 +129,18 @@ class Problem:
         return scalar_loss(self.loss)
 
     # --- per-client evaluation -----------------------------------------------------
-    def _split(self, W: Array) -> tuple[Array, Array]:
-        W = np.asarray(W, dtype=float)
-        if self.intercept:
-            return W[..., : self.d], W[..., self.d]
-        return W, np.zeros(W.shape[:-1])
-
-    def predictions(self, W: Array) -> list[Array]:
-        """t_m = X_m w_m + b_m for every client (W of shape ``(M, dim)``)."""
-        Wm, b = self._split(W)
-        if self.stacked is not None:
-            T = np.einsum("mnd,md->mn", self.stacked, Wm) + b[:, None]
-            return list(T)
-        return [self.X[m] @ Wm[m] + b[m] for m in range(self.M)]
+    @cached_property
+    def kernel(self) -> Kernel:
+        """The gradient kernel over every client, strategy chosen from the data's shape."""
+        return Kernel(self)
 
     def client_values(self, W: Array) -> Array:
         """F_m(W[m]) for every client, shape ``(M,)``."""
-        W = np.asarray(W, dtype=float)
-        if self.loss == "quadratic":
-            return 0.5 * np.einsum("md,mde,me->m", W, self.Q, W) + np.einsum("md,md->m", self.c, W)
-        T = self.predictions(W)
-        vals = np.array([np.mean(self.phi.phi(T[m], self.y[m])) for m in range(self.M)])
-        return vals + self._ridge_value(W)
+        return self.kernel.values(W)
 
     def client_grads(self, W: Array) -> Array:
         """∇F_m(W[m]) for every client, shape ``(M, dim)``."""
-        W = np.asarray(W, dtype=float)
-        if self.loss == "quadratic":
-            return np.einsum("mde,me->md", self.Q, W) + self.c
-        T = self.predictions(W)
-        R = [self.phi.dphi(T[m], self.y[m]) / self.n[m] for m in range(self.M)]
-        return self._assemble(R) + self._ridge_grad(W)
+        return self.kernel.grads(W)
 
     def client_grads_rows(self, W: Array, rows: Array) -> Array:
         """Minibatch gradients: client m averages ∇f over its sampled rows ``rows[m]``.
@@ -168,41 +150,7 @@ class Problem:
             rows: integer row indices, ``(M, b)`` (drawn with replacement by the oracle).
 
         """
-        W = np.asarray(W, dtype=float)
-        Wm, b = self._split(W)
-        out = np.empty_like(W)
-        for m in range(self.M):
-            Xb = self.X[m][rows[m]]
-            g = self.phi.dphi(Xb @ Wm[m] + b[m], self.y[m][rows[m]]) / rows.shape[1]
-            out[m, : self.d] = Xb.T @ g
-            if self.intercept:
-                out[m, self.d] = np.sum(g)
-        return out + self._ridge_grad(W)
-
-    def _assemble(self, R: list[Array]) -> Array:
-        """Stack [X_mᵀ r_m ; Σ r_m] over clients."""
-        out = np.empty((self.M, self.dim))
-        if self.stacked is not None:
-            out[:, : self.d] = np.einsum("mnd,mn->md", self.stacked, np.asarray(R))
-        else:
-            for m in range(self.M):
-                out[m, : self.d] = self.X[m].T @ R[m]
-        if self.intercept:
-            out[:, self.d] = [np.sum(r) for r in R]
-        return out
-
-    def _ridge_value(self, W: Array) -> Array:
-        if self.ridge_lam == 0:
-            return 0.0
-        Wm, _ = self._split(W)
-        return 0.5 * self.ridge_lam * np.sum(Wm * Wm, axis=-1)
-
-    def _ridge_grad(self, W: Array) -> Array:
-        if self.ridge_lam == 0:
-            return 0.0
-        g = np.zeros_like(W)
-        g[..., : self.d] = self.ridge_lam * W[..., : self.d]
-        return g
+        return self.kernel.grads_rows(W, rows)
 
     # --- global objective ------------------------------------------------------------
     def F(self, w: Array) -> float:

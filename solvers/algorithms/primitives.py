@@ -1,0 +1,159 @@
+"""Small named pieces every federated algorithm is composed of (DESIGN 3).
+
+* ``client_weights`` — the aggregation weights p̃ over the sampled clients S_r;
+* ``discrepancy``   — Σ_m p̃_m ‖z̄ − z^m‖²_* with z̄ = Σ_m p̃_m z^m (Lemma 4.4–4.5);
+* ``primal_local``  — K local steps of a primal client map (FedAvg, FedMiD and their variants);
+* ``dual_local``    — K local steps in the dual (FedDualAvg and its OSP variant), with the
+  primal images of the dual shadow that make up ŵ (eq. 4.2).
+
+Every loop runs over local steps only; the client axis is vectorised (DESIGN 2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+from solvers.algorithms.base import Counts, Env, FedHyper, RoundLog, ServerState
+from solvers.kernels import Kernel
+from solvers.mirror_maps import MirrorMap
+from solvers.problem import Problem
+
+Array = np.ndarray
+ClientStep = Callable[[Array, Array], Array]
+
+
+def client_weights(problem: Problem, clients: Array) -> Array:
+    """p̃_m = p_m / Σ_{j∈S} p_j over the sampled clients.
+
+    With the FCO default p_m = 1/M this is exactly 1/|S_r| (Alg. 1–3 line 9); with sample
+    weights p_m = n_m/n it keeps full-participation rounds unbiased for F = Σ p_m F_m.
+    """
+    if problem.weighting == "uniform":
+        return np.full(len(clients), 1.0 / len(clients))
+    p = problem.weights[clients]
+    return p / p.sum()
+
+
+def discrepancy(h: MirrorMap, weights: Array, Z: Array) -> float:
+    """Σ_m p̃_m ‖z̄ − z^m‖²_*, z̄ = Σ_m p̃_m z^m, in h's dual norm (Lemma 4.4 overhead)."""
+    zbar = weights @ Z
+    return float(weights @ h.dual_norm(zbar[None, :] - Z) ** 2)
+
+
+class LocalRun(NamedTuple):
+    """Result of K local steps on the sampled clients.
+
+    Attributes:
+        final: the clients' last states (primal w^m_{r,K} or dual z^m_{r,K}), ``(|S|, dim)``.
+        discrepancy: ``(K,)`` discrepancy at the points where gradients were queried.
+        avg_terms: Σ_{k=1..K} of the primal images of the dual shadow (dual family), else None.
+        steps: per-step arrays when recording steps, else empty.
+
+    """
+
+    final: Array
+    discrepancy: Array
+    avg_terms: Array | None
+    steps: dict[str, Array]
+
+
+def primal_local(env: Env, kern: Kernel, rng: np.random.Generator, w: Array, weights: Array,
+                 K: int, step: ClientStep) -> LocalRun:
+    """K steps w^m_{k+1} = step(w^m_k, g^m_k) from w^m_0 = w on every sampled client.
+
+    The dual image z^m_k = ∇h(w^m_k) is what the discrepancy and the logged dual shadow use,
+    so the dual-shadow identity (eq. 4.5) can be tested on FedMiD as on FedDualAvg.
+    """
+    h = env.problem.h
+    W = np.repeat(w[None, :], kern.size, axis=0)
+    disc = np.zeros(K)
+    shadow, gavg = [], []
+    for k in range(K):
+        G = env.oracle.grads(kern, W, rng)
+        if k > 0 or env.record_steps:
+            Z = h.grad(W)
+            disc[k] = discrepancy(h, weights, Z) if k > 0 else 0.0
+            if env.record_steps:
+                shadow.append(weights @ Z)
+                gavg.append(weights @ G)
+        W = step(W, G)
+    steps = {}
+    if env.record_steps:
+        shadow.append(weights @ h.grad(W))
+        steps = {"dual_shadow": np.array(shadow), "grad_avg": np.array(gavg)}
+    return LocalRun(W, disc, None, steps)
+
+
+def dual_local(env: Env, kern: Kernel, rng: np.random.Generator, z: Array, weights: Array,
+               K: int, eta_c: float, client_map: Callable[[Array, int], Array],
+               shadow_map: Callable[[Array, int], Array]) -> LocalRun:
+    """K steps z^m_{k+1} = z^m_k − η_c g(client_map(z^m_k, k)) from z^m_0 = z.
+
+    ``shadow_map(z̄, k)`` is the primal image of the dual shadow z̄_{r,k} used by ŵ
+    (eq. 4.2: ∇(h + η̃_{r,k}ψ)*(z̄_{r,k}), k = 1..K).
+    """
+    h = env.problem.h
+    Z = np.repeat(z[None, :], kern.size, axis=0)
+    disc = np.zeros(K)
+    terms = np.zeros_like(z)
+    shadow, gavg, prim = [z.copy()], [], []
+    for k in range(K):
+        W = client_map(Z, k)
+        G = env.oracle.grads(kern, W, rng)
+        if k > 0:
+            disc[k] = discrepancy(h, weights, Z)
+        Z = Z - eta_c * G
+        zbar = weights @ Z
+        image = shadow_map(zbar, k + 1)
+        terms = terms + image
+        if env.record_steps:
+            shadow.append(zbar)
+            gavg.append(weights @ G)
+            prim.append(image)
+    steps = {}
+    if env.record_steps:
+        steps = {"dual_shadow": np.array(shadow), "grad_avg": np.array(gavg),
+                 "shadow_primal": np.array(prim)}
+    return LocalRun(Z, disc, terms, steps)
+
+
+def primal_round(state: ServerState, hp: FedHyper, env: Env, rng: np.random.Generator,
+                 clients: Array, step: ClientStep, server: Callable[[Array, Array], Array],
+                 prox_client: int, prox_server: int, subgrad: int = 0) -> tuple[ServerState, RoundLog]:
+    """One round of the primal family: broadcast w_r, K client steps, Δ_r, server step.
+
+    ``Δ_r = Σ_{m∈S} p̃_m (w^m_{r,K} − w_r)`` (Alg. 1–2 line 9); ``server(w_r, Δ_r)`` gives w_{r+1}.
+    ``prox_client``/``prox_server``/``subgrad`` are the per-client-step and per-round counts.
+    """
+    kern = env.kernel.subset(clients)
+    weights = client_weights(env.problem, clients)
+    K, S, dim = hp.local_steps, len(clients), env.problem.dim
+    local = primal_local(env, kern, rng, state.w, weights, K, step)
+    delta = weights @ (local.final - state.w[None, :])
+    w_next = server(state.w, delta)
+    counts = Counts(grad=S * K, subgrad=subgrad * S * K, prox_client=prox_client * S * K,
+                    prox_server=prox_server, floats_up=S * dim, floats_down=S * dim)
+    log = RoundLog(w=w_next, z=None, avg_terms=w_next, avg_count=1,
+                   discrepancy=local.discrepancy, counts=counts, steps=local.steps)
+    return ServerState(w_next, state.r + 1), log
+
+
+def mean_oracle(env: Env, kern: Kernel, rng: np.random.Generator, W: Array, batch: int) -> Array:
+    """Average of ``batch`` independent oracle queries at the same points W (minibatch of b·batch)."""
+    G = env.oracle.grads(kern, W, rng)
+    for _ in range(batch - 1):
+        G = G + env.oracle.grads(kern, W, rng)
+    return G / batch if batch > 1 else G
+
+
+def mirror_step(env: Env, w: Array, g: Array, eta: float, euclidean: bool) -> Array:
+    """One (Bregman) proximal gradient step w⁺ = ∇(h + ηψ)*(∇h(w) − ηg) (eqs. 2.1–2.3).
+
+    ``euclidean`` forces h = ½‖·‖², i.e. w⁺ = prox_{ηψ}(w − ηg) (eq. 2.1).
+    """
+    if euclidean:
+        return env.problem.psi.prox(w - eta * g, eta)
+    return env.composite(env.problem.h.grad(w) - eta * g, eta)

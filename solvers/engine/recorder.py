@@ -1,0 +1,96 @@
+"""Turns a stream of ``RoundLog``s into the arrays of a ``Trace`` (memory linear in what is kept)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from solvers.algorithms.base import Counts, RoundLog
+from solvers.engine.evaluate import Evaluator
+from solvers.engine.trace import Trace
+
+Array = np.ndarray
+COUNT_KEYS = {"grad": "grad_calls", "subgrad": "subgrad_calls", "prox_client": "prox_calls_client",
+              "prox_server": "prox_calls_server", "floats_up": "floats_up", "floats_down": "floats_down"}
+
+
+class Recorder:
+    """Accumulates per-point, per-round and per-step records.
+
+    Per-point lists hold the state after r rounds (r = 0..R); per-round lists hold round r's
+    process quantities (r = 0..R−1).  ``trace`` truncates them to consistent lengths, so an
+    interruption between two appends never yields ragged arrays.
+    """
+
+    def __init__(self, evaluator: Evaluator, smoothness: float, participation: int | None) -> None:
+        self.evaluator, self.L, self.P = evaluator, smoothness, participation
+        self.points: dict[str, list] = defaultdict(list)
+        self.rounds: dict[str, list] = defaultdict(list)
+        self.steps: dict[str, list] = defaultdict(list)
+        self.avg_sum: Array | None = None
+        self.avg_count = 0
+        self.disc_sum, self.disc_steps = 0.0, 0
+        self.totals = Counts().as_dict()
+
+    def start(self, w0: Array, z0: Array | None) -> None:
+        """Record the start point (ŵ_0 = w_0; counts and overhead 0)."""
+        metrics = {**self.evaluator.point(w0), **self.evaluator.average(w0)}
+        self._append_point(w0, z0, metrics, overhead=0.0)
+
+    def record(self, log: RoundLog, clients: Array) -> bool:
+        """Record one round; False (nothing appended) when the new objective is not finite."""
+        metrics = self.evaluator.point(log.w)
+        if not np.isfinite(metrics["objective"]):
+            return False
+        self.avg_sum = log.avg_terms.copy() if self.avg_sum is None else self.avg_sum + log.avg_terms
+        self.avg_count += log.avg_count
+        metrics.update(self.evaluator.average(self.avg_sum / self.avg_count))
+        for key, value in log.counts.as_dict().items():
+            self.totals[key] += value
+        if log.discrepancy.size:
+            self.disc_sum += float(log.discrepancy.sum())
+            self.disc_steps += log.discrepancy.size
+            self.rounds["discrepancy"].append(float(log.discrepancy.mean()))
+            if log.steps:
+                self.rounds["discrepancy_steps"].append(log.discrepancy)
+        self.rounds["participants"].append(len(clients))
+        if self.P is not None:
+            self.rounds["sampled"].append(clients)
+        for key, value in log.extra.items():
+            self.rounds[key].append(value)
+        for key, value in log.steps.items():
+            self.steps[key].append(value)
+        overhead = self.L * self.disc_sum / self.disc_steps if self.disc_steps else None
+        self._append_point(log.w, log.z, metrics, overhead)
+        return True
+
+    def _append_point(self, w: Array, z: Array | None, metrics: dict[str, float],
+                      overhead: float | None) -> None:
+        self.points["server_w"].append(np.array(w, dtype=float))
+        if z is not None:
+            self.points["server_z"].append(np.array(z, dtype=float))
+        for key, value in metrics.items():
+            self.points[key].append(value)
+        for key, value in self.totals.items():
+            self.points[COUNT_KEYS[key]].append(value)
+        if overhead is not None:
+            self.points["discrepancy_overhead"].append(overhead)
+
+    def last(self, key: str) -> float:
+        """The latest value of a per-point metric (nan when absent)."""
+        values = self.points.get(key)
+        return float(values[-1]) if values else float("nan")
+
+    def trace(self, meta: dict) -> Trace:
+        """Stack everything into a ``Trace`` with consistent lengths."""
+        n_points = min(len(v) for k, v in self.points.items() if k != "discrepancy_overhead")
+        arrays: dict[str, Array] = {}
+        for key, values in self.points.items():
+            if key == "discrepancy_overhead" and len(values) < n_points:
+                continue  # the algorithm has no discrepancy (only the start entry exists)
+            arrays[key] = np.asarray(values[:n_points])
+        for store in (self.rounds, self.steps):
+            for key, values in store.items():
+                arrays[key] = np.asarray(values[: n_points - 1])
+        return Trace(meta, arrays)

@@ -1,0 +1,217 @@
+"""The round engine: ``run(algorithm, problem, hyperparameters, rounds, ...) -> Trace``.
+
+The engine owns everything that is not the algorithm: input checks, the seeded random
+streams, client sampling, the divergence guard, interruption, and the metrics that need the
+problem (DESIGN 4).  Algorithms only see ``Env`` and return ``RoundLog``s.
+
+Random streams: ``SeedSequence(seed)`` spawns three independent generators — algorithm
+initialisation, client sampling, oracle noise/minibatches — so the same seed gives the same
+bits, and changing the participation does not change the oracle's stream layout.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from solvers import algorithms
+from solvers.algorithms.base import Algorithm, Env, RoundLog
+from solvers.composite import make_composite
+from solvers.engine.evaluate import Evaluator
+from solvers.engine.progress import Progress
+from solvers.engine.recorder import Recorder
+from solvers.engine.sampler import check_participation, sample_clients
+from solvers.engine.trace import COMPLETED, DIVERGED, INTERRUPTED, Trace
+from solvers.errors import (
+    InvalidHyperparameterError,
+    InvalidProblemError,
+    InvalidStepSizeError,
+    NoClosedFormError,
+)
+from solvers.kernels import Kernel, check_strategy
+from solvers.oracles import Oracle, parse_oracle
+from solvers.problem import Problem
+from solvers.smoothness import global_smoothness
+
+Array = np.ndarray
+RECORD_MODES = ("round", "step")
+#: An iterate with ‖w‖ above this multiple of max(1, ‖w_0‖, ‖w*‖) counts as diverged.
+EXPLOSION_FACTOR = 1e8
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Everything a run needs, checked before round 0."""
+
+    algorithm: Algorithm
+    hp: Any
+    env: Env
+    evaluator: Evaluator
+    w0: Array
+    participation: int | None
+    scale: float
+    smoothness: float
+    reference: dict[str, Any] | None
+
+
+def _check_rounds(rounds: Any) -> int:
+    if isinstance(rounds, bool) or int(rounds) != rounds or rounds < 0:
+        raise InvalidHyperparameterError(f"rounds R = {rounds!r} is invalid; the rule is an integer R >= 0")
+    return int(rounds)
+
+
+def _check_start(problem: Problem, w0: Array | None) -> Array:
+    w0 = problem.zero() if w0 is None else np.array(w0, dtype=float)
+    if w0.shape != (problem.dim,) or not np.all(np.isfinite(w0)):
+        raise InvalidProblemError(f"{problem.name}: start point of shape {w0.shape} (or not finite); "
+                                  f"the rule is a finite vector of shape ({problem.dim},)")
+    if not bool(np.all(problem.h.in_domain(w0))):
+        raise InvalidProblemError(f"{problem.name}: start point leaves the domain of h = "
+                                  f"{problem.mirror.name!r}; the rule is w0 ∈ dom h")
+    return w0
+
+
+def _composite(alg: Algorithm, problem: Problem, hp: Any, rounds: int, w0: Array):
+    """Resolve ∇(h + tψ)* once and try it at the largest weight the run will use."""
+    try:
+        fn = make_composite(problem.h, problem.psi)
+    except NoClosedFormError:
+        if alg.uses_composite:
+            raise
+        return None
+    for t in hp.weights(rounds, alg.growing_weight):
+        try:
+            fn(problem.h.grad(w0), t)
+        except InvalidStepSizeError as exc:
+            raise InvalidStepSizeError(
+                f"{alg.name} with {asdict(hp)} over R = {rounds} rounds needs ∇(h + tψ)* at "
+                f"t = {t!r}: {exc}"
+            ) from None
+    return fn
+
+
+def _reference(problem: Problem, reference: Any) -> dict[str, Any] | None:
+    if reference is False:
+        return None
+    if reference is None:
+        from solvers.reference import reference_solve
+
+        reference = reference_solve(problem)
+    if isinstance(reference, (int, float)):
+        return {"objective": float(reference), "label": "given", "w": None}
+    return {"objective": reference.objective, "label": reference.label,
+            "relative_certificate": reference.certificate.relative, "w": reference.w}
+
+
+def prepare(algorithm: str | Algorithm, problem: Problem, hyperparameters: Any, rounds: int,
+            oracle: str | Oracle, participation: int | None, record: str, reference: Any,
+            w0: Array | None, gradient: str) -> Setup:
+    """Check every input and build the run's machinery (raises before any round runs)."""
+    alg = algorithm if isinstance(algorithm, Algorithm) else algorithms.get(algorithm)
+    hp = algorithms.make_hyper(alg, hyperparameters if hyperparameters is not None else {})
+    rounds = _check_rounds(rounds)
+    P = check_participation(participation, problem.M)
+    if P is not None and P < problem.M and not alg.participation:
+        raise InvalidHyperparameterError(f"{alg.name} runs without client sampling; the rule is no "
+                                         "--clients-per-round for the centralized and local baselines")
+    if record not in RECORD_MODES:
+        raise InvalidHyperparameterError(f"record = {record!r}; the rule is one of {list(RECORD_MODES)}")
+    oracle = parse_oracle(oracle) if isinstance(oracle, str) else oracle
+    w0 = _check_start(problem, w0)
+    composite = _composite(alg, problem, hp, rounds, w0)
+    env = Env(problem, oracle, Kernel(problem, check_strategy(gradient)), composite, record == "step")
+    if oracle.kind == "minibatch":
+        oracle.grads(env.kernel, problem.broadcast(w0), np.random.default_rng(0))  # compatibility
+    L = global_smoothness(problem)
+    eta = 1.0 / L if L > 0 else 1.0
+    if problem.psi.rho > 0:
+        eta = min(eta, 0.5 / problem.psi.rho)
+    ref = _reference(problem, reference)
+    evaluator = Evaluator(problem, None if ref is None else ref["objective"], eta)
+    norms = [1.0, float(np.linalg.norm(w0))]
+    if ref is not None and ref["w"] is not None:
+        norms.append(float(np.linalg.norm(ref["w"])))
+    return Setup(alg, hp, env, evaluator, w0, P, max(norms), L, ref)
+
+
+def diverged(log: RoundLog, scale: float) -> bool:
+    """Non-finite, or ‖w_{r+1}‖ > EXPLOSION_FACTOR · scale."""
+    w = log.w
+    if not np.all(np.isfinite(w)) or (log.z is not None and not np.all(np.isfinite(log.z))):
+        return True
+    return float(np.linalg.norm(w)) > EXPLOSION_FACTOR * scale
+
+
+def _meta(s: Setup, name: str, problem: Problem, rounds: int, seed: int, record: str) -> dict[str, Any]:
+    ref = None if s.reference is None else {k: v for k, v in s.reference.items() if k != "w"}
+    return {"algorithm": s.algorithm.name, "requested": name, "problem": problem.name,
+            "problem_meta": problem.meta, "hyper": asdict(s.hp), "oracle": s.env.oracle.spec(),
+            "sigma2": s.env.oracle.sigma2, "seed": int(seed), "participation": s.participation,
+            "M": problem.M, "dim": problem.dim, "record": record, "gradient": s.env.kernel.strategy,
+            "rounds": rounds, "reference": ref,
+            "constants": {"L": s.smoothness, "eta_prox_grad": s.evaluator.eta}}
+
+
+def run(algorithm: str | Algorithm, problem: Problem, hyperparameters: Any = None, rounds: int = 100,
+        oracle: str | Oracle = "exact", seed: int = 0, participation: int | None = None,
+        record: str = "round", reference: Any = None, w0: Array | None = None,
+        gradient: str = "auto", progress: bool = False) -> Trace:
+    """Run ``algorithm`` for ``rounds`` rounds and return its instrumented trace.
+
+    Args:
+        algorithm: registry name (or alias) or an ``Algorithm``.
+        problem: the FCO instance.
+        hyperparameters: mapping of hyper-parameter names to values (strings are converted),
+            or an instance of the algorithm's hyper-parameter dataclass.
+        rounds: R >= 0.
+        oracle: ``exact`` | ``gaussian:σ`` | ``minibatch:b`` or an ``Oracle``.
+        seed: the one seed every random choice flows from.
+        participation: clients per round P (1 <= P <= M), None for full participation.
+        record: ``round`` (per-round metrics) or ``step`` (also per-local-step quantities).
+        reference: a ``ReferenceSolution``, a number Φ*, None (solve and certify now) or
+            False (no gaps).
+        w0: start point (default ∇h*(0), the problem's ``zero()``).
+        gradient: ``auto`` | ``batched`` | ``loop`` (results agree to rounding).
+        progress: draw a progress bar on stderr when it is a terminal.
+
+    Returns:
+        The ``Trace``; a diverging run ends with status ``diverged`` and ``diverged_at`` = the
+        first round whose iterate was non-finite or exploded; Ctrl-C ends it with status
+        ``interrupted`` keeping every completed round.
+
+    Raises:
+        FcocheckError: any invalid input (before round 0).
+
+    """
+    start = time.perf_counter()
+    name = algorithm if isinstance(algorithm, str) else algorithm.name
+    s = prepare(algorithm, problem, hyperparameters, rounds, oracle, participation, record,
+                reference, w0, gradient)
+    streams = np.random.SeedSequence(seed).spawn(3)
+    rng_init, rng_sample, rng_oracle = (np.random.default_rng(c) for c in streams)
+    meta = _meta(s, name, problem, int(rounds), seed, record)
+    rec = Recorder(s.evaluator, s.smoothness, s.participation)
+    state = s.algorithm.init(problem, s.hp, s.w0, rng_init)
+    status, diverged_at = COMPLETED, None
+    bar = Progress(int(rounds), s.algorithm.name, progress)
+    try:
+        rec.start(state.w, getattr(state, "z", None))
+        for r in range(int(rounds)):
+            clients = sample_clients(rng_sample, problem.M, s.participation)
+            with np.errstate(all="ignore"):
+                state, log = s.algorithm.round(state, s.hp, s.env, rng_oracle, clients)
+                if diverged(log, s.scale) or not rec.record(log, clients):
+                    status, diverged_at = DIVERGED, r + 1
+                    break
+            bar.update(r + 1, f"gap {rec.last('gap'):.3e}" if s.reference else "")
+    except KeyboardInterrupt:
+        status = INTERRUPTED
+    finally:
+        bar.close()
+    meta.update(status=status, diverged_at=diverged_at, seconds=time.perf_counter() - start)
+    trace = rec.trace(meta)
+    trace.meta["completed"] = len(trace["server_w"]) - 1
+    return trace

@@ -1,0 +1,101 @@
+"""The record of one run: arrays per metric plus metadata, saved as ``.npz`` without pickle.
+
+Array conventions (R = rounds completed):
+
+* per point, length R + 1 (index r = after r rounds): ``server_w`` (R+1, dim), ``server_z``
+  (dual family), ``objective``, ``gap``, ``objective_avg``, ``gap_avg`` (at ŵ after r rounds;
+  ŵ_0 = w_0), ``prox_grad_norm``, recovery metrics (``density``, ``precision``, ``recall``,
+  ``f1`` or ``rank``, ``recovery_error``), cumulative counts (``grad_calls``,
+  ``subgrad_calls``, ``prox_calls_client``, ``prox_calls_server``, ``floats_up``,
+  ``floats_down``) and ``discrepancy_overhead`` = (L/(K r)) Σ_{r'<r} Σ_k disc_{r',k}
+  (Lemma 4.4's last term, as if the run stopped at r);
+* per round, length R: ``discrepancy`` (mean over local steps), ``participants``,
+  ``sampled`` (R, P) under partial participation, algorithm extras;
+* per local step (``record="step"``): ``dual_shadow`` (R, K+1, dim), ``grad_avg`` (R, K, dim),
+  ``shadow_primal`` (R, K, dim), ``discrepancy_steps`` (R, K).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from solvers.errors import InvalidInstanceFileError
+
+Array = np.ndarray
+COMPLETED, DIVERGED, INTERRUPTED = "completed", "diverged", "interrupted"
+
+
+@dataclass
+class Trace:
+    """Arrays per metric and the run's metadata.
+
+    Attributes:
+        meta: algorithm, problem, hyper-parameters, oracle, seed, participation, status
+            (``completed`` | ``diverged`` | ``interrupted``), rounds requested and completed,
+            ``diverged_at``, reference (Φ* and its label), constants, wall time.
+        arrays: metric name → array (see the module docstring).
+
+    """
+
+    meta: dict[str, Any]
+    arrays: dict[str, Array] = field(default_factory=dict)
+
+    def __getitem__(self, key: str) -> Array:
+        """The array of one metric."""
+        return self.arrays[key]
+
+    def __contains__(self, key: str) -> bool:
+        """Whether the metric was recorded."""
+        return key in self.arrays
+
+    @property
+    def status(self) -> str:
+        """``completed``, ``diverged`` or ``interrupted``."""
+        return self.meta["status"]
+
+    @property
+    def final_w(self) -> Array:
+        """The last recorded server point."""
+        return self.arrays["server_w"][-1]
+
+    def summary(self) -> dict[str, Any]:
+        """Metadata and the last value of every scalar-per-point metric."""
+        last = {}
+        for key, arr in self.arrays.items():
+            if arr.ndim == 1 and arr.size and key not in ("participants",):
+                value = arr[-1].item()
+                last[key] = value if np.isfinite(value) else str(value)
+        return {**self.meta, "final": last}
+
+    def save(self, path: str | Path) -> Path:
+        """Write ``path`` (.npz): every array plus ``__meta__`` (JSON text)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".partial.npz")
+        np.savez_compressed(tmp, __meta__=np.array(json.dumps(self.meta, default=_jsonable)), **self.arrays)
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> Trace:
+        """Read a trace written by ``save`` (no pickle)."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(str(data["__meta__"]))
+                arrays = {k: data[k] for k in data.files if k != "__meta__"}
+        except (OSError, KeyError, ValueError) as exc:
+            raise InvalidInstanceFileError(f"trace file {str(path)!r} is unreadable: {exc}") from None
+        return cls(meta, arrays)
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    return str(x)
