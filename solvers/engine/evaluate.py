@@ -9,10 +9,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers.metrics import recovery
+from solvers.metrics import matrix_scores, recovery
 from solvers.problem import Problem
 
 Array = np.ndarray
+
+
+def structure(problem: Problem, w: Array) -> dict[str, float]:
+    """Density (exact zeros) of the model coordinates, or the rank of a matrix model."""
+    model = np.asarray(w)[: problem.d]
+    if problem.shape is not None:
+        return {"rank": matrix_scores(model, model, problem.shape)["rank"]}
+    return {"density": float(np.mean(model != 0.0))}
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,7 @@ class Evaluator:
         out = {"objective": objective, "prox_grad_norm": float(np.linalg.norm(step))}
         if self.phi_star is not None:
             out["gap"] = objective - self.phi_star
+        out.update(structure(p, w))
         out.update(recovery(p, w))
         return out
 

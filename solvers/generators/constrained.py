@@ -19,7 +19,7 @@ def constrained_logistic(
     """Logistic regression with w in an ℓ1 or ℓ2 ball (ψ = χ_C, free intercept)."""
     if ball not in ("l1", "l2"):
         raise InvalidProblemError(f"constrained-logistic: ball {ball!r}; the rule is l1 or l2")
-    base = sparse_logistic(seed=seed, clients=clients, samples=samples, d=d)
+    base = sparse_logistic(seed=seed, clients=clients, samples=samples, d=d, nnz=min(10, d))
     psi = L1Ball(radius) if ball == "l1" else L2Ball(radius)
     return Problem(
         name="constrained-logistic", loss="logistic", X=base.X, y=base.y, regularizer=psi,

@@ -100,6 +100,9 @@ def bag_of_words(
     zipf = 1.0 / np.arange(1, d + 1)
     zipf /= zipf.sum()
     w_true = rng.standard_normal(d)
+    if not 1 <= words <= d:
+        raise InvalidProblemError(f"bag-of-words: words = {words!r} per document with d = {d!r}; "
+                                  "the rule is 1 <= words <= d")
     X, Y = [], []
     for m in range(clients):
         boost = np.zeros(d)
