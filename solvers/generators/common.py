@@ -10,7 +10,9 @@ def sparse_truth(d: int, nnz: int, rng: np.random.Generator) -> np.ndarray:
     if not 0 <= nnz <= d:
         from solvers.errors import InvalidProblemError
 
-        raise InvalidProblemError(f"nnz = {nnz!r} non-zeros in d = {d!r} coordinates; the rule is 0 <= nnz <= d")
+        raise InvalidProblemError(
+            f"nnz = {nnz!r} non-zeros in d = {d!r} coordinates; the rule is 0 <= nnz <= d"
+        )
     w = np.zeros(d)
     support = rng.choice(d, size=nnz, replace=False)
     w[support] = rng.choice([-1.0, 1.0], size=nnz) * rng.uniform(0.5, 1.5, size=nnz)
