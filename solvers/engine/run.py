@@ -68,9 +68,11 @@ def _check_start(problem: Problem, w0: Array | None) -> Array:
     if w0.shape != (problem.dim,) or not np.all(np.isfinite(w0)):
         raise InvalidProblemError(f"{problem.name}: start point of shape {w0.shape} (or not finite); "
                                   f"the rule is a finite vector of shape ({problem.dim},)")
-    if not bool(np.all(problem.h.in_domain(w0))):
+    with np.errstate(all="ignore"):
+        inside = bool(np.all(problem.h.in_domain(w0))) and bool(np.all(np.isfinite(problem.h.grad(w0))))
+    if not inside:
         raise InvalidProblemError(f"{problem.name}: start point leaves the domain of h = "
-                                  f"{problem.mirror.name!r}; the rule is w0 ∈ dom h")
+                                  f"{problem.mirror.name!r}; the rule is w0 ∈ dom h with ∇h(w0) finite")
     return w0
 
 
