@@ -127,8 +127,9 @@ def primal_round(state: ServerState, hp: FedHyper, env: Env, rng: np.random.Gene
 
     ``Δ_r = Σ_{m∈S} p̃_m (w^m_{r,K} − w_r)`` (Alg. 1–2 line 9); ``server(w_r, Δ_r)`` gives w_{r+1}.
     ``prox_client``/``prox_server``/``subgrad`` are the per-client-step and per-round counts.
-    Extra: ``client_density``, the fraction of non-zero model coordinates in the clients'
-    last iterates w^m_{r,K} (compare with the server's ``density``: FCO Fig. 2).
+    Extras: ``client_density``, the fraction of non-zero model coordinates in the clients'
+    last iterates w^m_{r,K}, and ``average_density``, the same for their primal average
+    Σ p̃_m w^m_{r,K} before any server map (the curse of primal averaging, FCO Fig. 2).
     """
     kern = env.kernel.subset(clients)
     weights = client_weights(env.problem, clients)
@@ -139,7 +140,8 @@ def primal_round(state: ServerState, hp: FedHyper, env: Env, rng: np.random.Gene
     counts = Counts(grad=S * K, subgrad=subgrad * S * K, prox_client=prox_client * S * K,
                     prox_server=prox_server, floats_up=S * dim, floats_down=S * dim)
     d = env.problem.d
-    extra = {"client_density": float(np.mean(local.final[:, :d] != 0.0))}
+    extra = {"client_density": float(np.mean(local.final[:, :d] != 0.0)),
+             "average_density": float(np.mean((weights @ local.final)[:d] != 0.0))}
     log = RoundLog(w=w_next, z=None, avg_terms=w_next, avg_count=1,
                    discrepancy=local.discrepancy, counts=counts, steps=local.steps, extra=extra)
     return ServerState(w_next, state.r + 1), log
