@@ -17,6 +17,9 @@ participation pays any data gather once per round, not once per local step.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +33,23 @@ STRATEGIES = ("auto", "batched", "loop")
 #: Measured (benchmarks/engine.py): 1 MiB blocks (128 × 1024) loop 4.6 ms vs einsum 5.2 ms;
 #: 64 KiB blocks (32 × 256) and below the batched einsum wins by 1.1–4×.
 LOOP_BLOCK_BYTES = 256 * 1024
+
+
+#: Clients per block of the batched strategy; blocks run on a thread pool (numpy's einsum
+#: releases the GIL).  Every client's result is computed by the same einsum whatever the
+#: number of threads, so the bits do not depend on the machine's core count.
+BLOCK = 1024
+_POOL: list[ThreadPoolExecutor] = []
+
+
+def over_blocks(fn: Callable[[slice], None], M: int) -> None:
+    """Call ``fn(slice)`` on consecutive blocks of BLOCK clients, in parallel when M > BLOCK."""
+    if M <= BLOCK:
+        fn(slice(0, M))
+        return
+    if not _POOL:
+        _POOL.append(ThreadPoolExecutor(max_workers=os.cpu_count() or 1))
+    list(_POOL[0].map(fn, [slice(s, min(s + BLOCK, M)) for s in range(0, M, BLOCK)]))
 
 
 def choose_strategy(problem: Any) -> str:
@@ -128,8 +148,14 @@ class Kernel:
             return 0.5 * np.einsum("md,mde,me->m", W, Q, W) + np.einsum("md,md->m", c, W)
         Wm, b = self._split(W)
         if self.strategy == "batched":
-            T = np.einsum("mnd,md->mn", self._stacked(), Wm) + b[:, None]
-            vals = np.mean(p.phi.phi(T, self._labels()), axis=1)
+            X, Y = self._stacked(), self._labels()
+            vals = np.empty(W.shape[0])
+
+            def block(s: slice) -> None:
+                T = np.einsum("mnd,md->mn", X[s], Wm[s]) + b[s, None]
+                vals[s] = np.mean(p.phi.phi(T, Y[s]), axis=1)
+
+            over_blocks(block, W.shape[0])
         else:
             vals = np.array([np.mean(p.phi.phi(p.X[m] @ Wm[i] + b[i], p.y[m]))
                              for i, m in enumerate(self.index)])
@@ -154,6 +180,32 @@ class Kernel:
             vals = vals + 0.5 * p.ridge_lam * np.sum(W[:, : p.d] ** 2, axis=1)
         return vals, self._ridge(W, G)
 
+    def at_two_points(self, w: Array, v: Array) -> tuple[Array, Array, Array]:
+        """(F_m(w), ∇F_m(w), F_m(v)) for every served client at two shared points.
+
+        The loop strategy reads each client block once: X_m [w v] is one product, and
+        X_mᵀ φ'(X_m w) follows while X_m is in cache.  Used for the per-round metrics.
+        """
+        p = self.problem
+        if self.strategy != "loop" or p.loss == "quadratic":
+            vals, G = self.values_and_grads(np.broadcast_to(w, (self.size, p.dim)))
+            return vals, G, self.values(np.broadcast_to(v, (self.size, p.dim)))
+        P = np.stack([w[: p.d], v[: p.d]], axis=1)
+        b = np.array([w[p.d], v[p.d]]) if p.intercept else np.zeros(2)
+        vals, vals_v, G = np.empty(self.size), np.empty(self.size), np.empty((self.size, p.dim))
+        for i, m in enumerate(self.index):
+            T = np.asarray(p.X[m] @ P) + b
+            ym = p.y[m]
+            vals[i], vals_v[i] = np.mean(p.phi.phi(T[:, 0], ym)), np.mean(p.phi.phi(T[:, 1], ym))
+            r = p.phi.dphi(T[:, 0], ym) / len(ym)
+            G[i, : p.d] = p.X[m].T @ r
+            if p.intercept:
+                G[i, p.d] = r.sum()
+        if p.ridge_lam:
+            vals = vals + 0.5 * p.ridge_lam * np.sum(w[: p.d] ** 2)
+            vals_v = vals_v + 0.5 * p.ridge_lam * np.sum(v[: p.d] ** 2)
+        return vals, self._ridge(np.broadcast_to(w, G.shape), G), vals_v
+
     def grads_rows(self, W: Array, rows: Array) -> Array:
         """Minibatch gradients: client ``index[i]`` averages ∇f over its rows ``rows[i]``."""
         p = self.problem
@@ -170,15 +222,21 @@ class Kernel:
     # --- strategies ----------------------------------------------------------------------
     def _batched(self, X: Array, Y: Array, W: Array, values: bool) -> tuple[Array | None, Array]:
         p = self.problem
-        Wm, b = self._split(W)
-        T = np.einsum("mnd,md->mn", X, Wm) + b[:, None]
-        n = X.shape[1]
-        vals = np.mean(p.phi.phi(T, Y), axis=1) if values else None
-        Rr = p.phi.dphi(T, Y) / n
         G = np.empty_like(W)
-        G[:, : p.d] = np.einsum("mnd,mn->md", X, Rr)
-        if p.intercept:
-            G[:, p.d] = Rr.sum(axis=1)
+        vals = np.empty(W.shape[0]) if values else None
+
+        def block(s: slice) -> None:
+            Wm, b = self._split(W[s])
+            Xs, Ys = X[s], Y[s]
+            T = np.einsum("mnd,md->mn", Xs, Wm) + b[:, None]
+            if values:
+                vals[s] = np.mean(p.phi.phi(T, Ys), axis=1)
+            Rr = p.phi.dphi(T, Ys) / Xs.shape[1]
+            G[s, : p.d] = np.einsum("mnd,mn->md", Xs, Rr)
+            if p.intercept:
+                G[s, p.d] = Rr.sum(axis=1)
+
+        over_blocks(block, W.shape[0])
         return vals, G
 
     def _loop(self, W: Array, Xs: list, ys: list, values: bool) -> tuple[Array | None, Array]:

@@ -27,6 +27,20 @@ def second_moment_operator(X, omega: np.ndarray, intercept: bool) -> LinearOpera
     return LinearOperator((D, D), matvec=matvec, rmatvec=matvec, dtype=float)
 
 
+def second_moment_dense(X: np.ndarray, omega: np.ndarray, intercept: bool) -> np.ndarray:
+    """Σ_i ω_i a_i a_iᵀ as a dense matrix, one BLAS product (for dense X with few columns)."""
+    A = np.hstack([X, np.ones((X.shape[0], 1))]) if intercept else X
+    H = A.T @ (omega[:, None] * A)
+    return 0.5 * (H + H.T)
+
+
+def second_moment(X, omega: np.ndarray, intercept: bool) -> LinearOperator | np.ndarray:
+    """The dense matrix when X is dense with at most 400 columns, else the matrix-free operator."""
+    if not sp.issparse(X) and X.shape[1] + int(intercept) <= 400:
+        return second_moment_dense(X, omega, intercept)
+    return second_moment_operator(X, omega, intercept)
+
+
 def top_eigenvalue(op: LinearOperator | np.ndarray) -> float:
     """Largest eigenvalue of a symmetric PSD operator (dense eigvalsh when small)."""
     n = op.shape[0]
@@ -44,7 +58,7 @@ def client_smoothness(problem: Problem, m: int) -> float:
         return float(np.linalg.eigvalsh(problem.Q[m])[-1])
     Xm = problem.X[m]
     om = np.full(Xm.shape[0], 1.0 / Xm.shape[0])
-    lam = top_eigenvalue(second_moment_operator(Xm, om, problem.intercept))
+    lam = top_eigenvalue(second_moment(Xm, om, problem.intercept))
     return problem.phi.curvature * lam + problem.ridge_lam
 
 
@@ -54,7 +68,7 @@ def global_smoothness(problem: Problem) -> float:
         H = np.einsum("m,mde->de", problem.weights, problem.Q)
         return float(np.linalg.eigvalsh(0.5 * (H + H.T))[-1])
     A, _, omega = problem.pooled
-    lam = top_eigenvalue(second_moment_operator(A, omega, problem.intercept))
+    lam = top_eigenvalue(second_moment(A, omega, problem.intercept))
     return problem.phi.curvature * lam + problem.ridge_lam
 
 

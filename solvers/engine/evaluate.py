@@ -1,6 +1,6 @@
 """Metrics that need the problem (DESIGN 4): objective gaps, proximal-gradient norm, recovery.
 
-One fused pass over the data gives F(w_r) and ∇F(w_r); a second gives F(ŵ).
+One fused pass over the data gives F(w_r), ∇F(w_r) and F(ŵ) (``Kernel.at_two_points``).
 """
 
 from __future__ import annotations
@@ -40,24 +40,19 @@ class Evaluator:
     phi_star: float | None
     eta: float
 
-    def point(self, w: Array) -> dict[str, float]:
-        """Objective, gap, ‖G_η(w)‖ and recovery metrics at a server point."""
+    def evaluate(self, w: Array, w_hat: Array) -> dict[str, float]:
+        """Objective, gap, ‖G_η(w)‖ and structure at a server point; objective and gap at ŵ."""
         p = self.problem
-        vals, G = p.kernel.values_and_grads(p.broadcast(w))
+        vals, G, vals_hat = p.kernel.at_two_points(w, w_hat)
         objective = float(p.weights @ vals) + float(p.psi.value(w))
+        objective_avg = float(p.weights @ vals_hat) + float(p.psi.value(w_hat))
         grad = p.weights @ G
         step = (w - p.psi.prox(w - self.eta * grad, self.eta)) / self.eta
-        out = {"objective": objective, "prox_grad_norm": float(np.linalg.norm(step))}
+        out = {"objective": objective, "prox_grad_norm": float(np.linalg.norm(step)),
+               "objective_avg": objective_avg}
         if self.phi_star is not None:
             out["gap"] = objective - self.phi_star
+            out["gap_avg"] = objective_avg - self.phi_star
         out.update(structure(p, w))
         out.update(recovery(p, w))
-        return out
-
-    def average(self, w_hat: Array) -> dict[str, float]:
-        """Objective and gap at the output average ŵ."""
-        objective = self.problem.Phi(w_hat)
-        out = {"objective_avg": objective}
-        if self.phi_star is not None:
-            out["gap_avg"] = objective - self.phi_star
         return out

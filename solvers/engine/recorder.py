@@ -23,11 +23,14 @@ class Recorder:
     interruption between two appends never yields ragged arrays.
     """
 
-    def __init__(self, evaluator: Evaluator, smoothness: float, participation: int | None) -> None:
+    def __init__(self, evaluator: Evaluator, smoothness: float, participation: int | None,
+                 rounds: int) -> None:
         self.evaluator, self.L, self.P = evaluator, smoothness, participation
+        self.rounds_planned = rounds
+        self.buffers: dict[str, Array] = {}  # preallocated (R+1, ...) / (R, ...) arrays
+        self.filled: dict[str, int] = defaultdict(int)
         self.points: dict[str, list] = defaultdict(list)
         self.rounds: dict[str, list] = defaultdict(list)
-        self.steps: dict[str, list] = defaultdict(list)
         self.avg_sum: Array | None = None
         self.avg_count = 0
         self.disc_sum, self.disc_steps = 0.0, 0
@@ -35,17 +38,17 @@ class Recorder:
 
     def start(self, w0: Array, z0: Array | None) -> None:
         """Record the start point (ŵ_0 = w_0; counts and overhead 0)."""
-        metrics = {**self.evaluator.point(w0), **self.evaluator.average(w0)}
+        metrics = self.evaluator.evaluate(w0, w0)
         self._append_point(w0, z0, metrics, overhead=0.0)
 
     def record(self, log: RoundLog, clients: Array) -> bool:
         """Record one round; False (nothing appended) when the new objective is not finite."""
-        metrics = self.evaluator.point(log.w)
+        avg_sum = log.avg_terms.copy() if self.avg_sum is None else self.avg_sum + log.avg_terms
+        avg_count = self.avg_count + log.avg_count
+        metrics = self.evaluator.evaluate(log.w, avg_sum / avg_count)
         if not np.isfinite(metrics["objective"]):
             return False
-        self.avg_sum = log.avg_terms.copy() if self.avg_sum is None else self.avg_sum + log.avg_terms
-        self.avg_count += log.avg_count
-        metrics.update(self.evaluator.average(self.avg_sum / self.avg_count))
+        self.avg_sum, self.avg_count = avg_sum, avg_count
         for key, value in log.counts.as_dict().items():
             self.totals[key] += value
         if log.discrepancy.size:
@@ -60,22 +63,29 @@ class Recorder:
         for key, value in log.extra.items():
             self.rounds[key].append(value)
         for key, value in log.steps.items():
-            self.steps[key].append(value)
+            self._buffer(key, value, self.rounds_planned)
         overhead = self.L * self.disc_sum / self.disc_steps if self.disc_steps else None
         self._append_point(log.w, log.z, metrics, overhead)
         return True
 
     def _append_point(self, w: Array, z: Array | None, metrics: dict[str, float],
                       overhead: float | None) -> None:
-        self.points["server_w"].append(np.array(w, dtype=float))
+        self._buffer("server_w", w, self.rounds_planned + 1)
         if z is not None:
-            self.points["server_z"].append(np.array(z, dtype=float))
+            self._buffer("server_z", z, self.rounds_planned + 1)
         for key, value in metrics.items():
             self.points[key].append(value)
         for key, value in self.totals.items():
             self.points[COUNT_KEYS[key]].append(value)
         if overhead is not None:
             self.points["discrepancy_overhead"].append(overhead)
+
+    def _buffer(self, key: str, value: Array, capacity: int) -> None:
+        """Write ``value`` into the next row of a preallocated array (no copy at the end)."""
+        if key not in self.buffers:
+            self.buffers[key] = np.empty((capacity, *np.shape(value)))
+        self.buffers[key][self.filled[key]] = value
+        self.filled[key] += 1
 
     def last(self, key: str) -> float:
         """The latest value of a per-point metric (nan when absent)."""
@@ -84,13 +94,15 @@ class Recorder:
 
     def trace(self, meta: dict) -> Trace:
         """Stack everything into a ``Trace`` with consistent lengths."""
-        n_points = min(len(v) for k, v in self.points.items() if k != "discrepancy_overhead")
+        n_points = min([len(v) for k, v in self.points.items() if k != "discrepancy_overhead"]
+                       + [self.filled["server_w"]])
         arrays: dict[str, Array] = {}
+        for key, buf in self.buffers.items():
+            arrays[key] = buf[: n_points if key.startswith("server_") else n_points - 1]
         for key, values in self.points.items():
             if key == "discrepancy_overhead" and len(values) < n_points:
                 continue  # the algorithm has no discrepancy (only the start entry exists)
             arrays[key] = np.asarray(values[:n_points])
-        for store in (self.rounds, self.steps):
-            for key, values in store.items():
-                arrays[key] = np.asarray(values[: n_points - 1])
+        for key, values in self.rounds.items():
+            arrays[key] = np.asarray(values[: n_points - 1])
         return Trace(meta, arrays)

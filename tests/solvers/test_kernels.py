@@ -96,3 +96,31 @@ def test_oracles_act_on_the_served_clients_only():
         assert G.shape == (2, p.dim) and np.all(np.isfinite(G))
     full = p.client_grads(np.zeros((4, p.dim)))
     np.testing.assert_allclose(parse_oracle("exact").grads(k, W, None), full[[1, 3]])
+
+
+def test_blocked_batched_kernel_is_bitwise_the_unblocked_one(monkeypatch):
+    """Blocks run on threads; every client's numbers must not depend on the block size."""
+    import solvers.kernels as kernels
+
+    p = generate("lasso-paper", clients=9, samples=5, d=6, nnz=2)
+    W = np.random.default_rng(3).standard_normal((p.M, p.dim))
+    k = Kernel(p, "batched")
+    whole, whole_values = k.values_and_grads(W), k.values(W)
+    monkeypatch.setattr(kernels, "BLOCK", 2)
+    blocked = k.values_and_grads(W)
+    np.testing.assert_array_equal(whole[0], blocked[0])
+    np.testing.assert_array_equal(whole[1], blocked[1])
+    np.testing.assert_array_equal(whole_values, k.values(W))
+
+
+@pytest.mark.parametrize(("name", "params"), CASES, ids=[c[0] for c in CASES])
+def test_two_point_metrics_match_separate_evaluations(name, params):
+    p = generate(name, **params)
+    rng = np.random.default_rng(4)
+    w, v = rng.standard_normal(p.dim), rng.standard_normal(p.dim)
+    for strategy in ("batched", "loop"):
+        vals, G, vals_v = Kernel(p, strategy).at_two_points(w, v)
+        np.testing.assert_allclose(vals, p.client_values(p.broadcast(w)), rtol=1e-12)
+        np.testing.assert_allclose(vals_v, p.client_values(p.broadcast(v)), rtol=1e-12)
+        ref = per_sample_reference(p, np.array(p.broadcast(w)))
+        np.testing.assert_allclose(G, ref, rtol=1e-11, atol=1e-12)
