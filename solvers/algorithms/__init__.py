@@ -10,7 +10,7 @@ import dataclasses
 from typing import Any
 
 from solvers.algorithms import baselines, fedavg, feddualavg, fedmid, sequential
-from solvers.algorithms.base import Algorithm, FedHyper
+from solvers.algorithms.base import Algorithm, FedHyper, StepHyper
 from solvers.errors import InvalidAlgorithmError, InvalidHyperparameterError
 
 _FED = "federated"
@@ -29,17 +29,17 @@ ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in (
     Algorithm("feddualavg-osp", FedHyper, feddualavg.init, feddualavg.feddualavg_osp_round, _FED,
               "FedDualAvg-OSP (FCO §5): ψ only in the server's primal output",
               growing_weight=True),
-    Algorithm("pgm", sequential.SequentialHyper, sequential.init_primal, sequential.pgm_round,
+    Algorithm("pgm", StepHyper, sequential.init_primal, sequential.pgm_round,
               "sequential", "stochastic proximal gradient (FCO eq. 2.1), batch M·K per step",
               uses_composite=False),
-    Algorithm("mirror-descent", sequential.SequentialHyper, sequential.init_primal,
+    Algorithm("mirror-descent", StepHyper, sequential.init_primal,
               sequential.mirror_descent_round, "sequential",
               "stochastic composite mirror descent (FCO eqs. 2.2–2.3), batch M·K per step"),
-    Algorithm("dual-averaging", sequential.SequentialHyper, sequential.init_dual,
+    Algorithm("dual-averaging", StepHyper, sequential.init_dual,
               sequential.dual_averaging_round, "sequential",
               "stochastic regularised dual averaging (FCO eq. 2.4), batch M·K per step",
               growing_weight=True),
-    Algorithm("centralized", baselines.CentralizedHyper, baselines.init, baselines.centralized_round,
+    Algorithm("centralized", StepHyper, baselines.init, baselines.centralized_round,
               "baseline", "K mirror-PGM steps per round on the pooled data (FCO Fig. 1)",
               participation=False),
     Algorithm("local", baselines.LocalHyper, baselines.init, baselines.local_round, "baseline",

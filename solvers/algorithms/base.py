@@ -215,3 +215,25 @@ class FedHyper:
         if growing:
             return [eta_tilde(self.eta_s, self.eta_c, max(rounds, 1), self.local_steps, 0)]
         return [self.eta_c, self.eta_s * self.eta_c * self.local_steps]
+
+
+@dataclass(frozen=True)
+class StepHyper:
+    """Step size and K of the sequential methods and the non-federated baselines.
+
+    K is the number of oracle queries per client per step for the sequential methods (batch
+    M·K) and the number of proximal steps per round for ``centralized`` and ``local``.
+    """
+
+    eta: float = hp_field(help="step size η > 0")
+    local_steps: int = hp_field(1, help="K >= 1: queries per client per step (sequential) or "
+                                        "steps per round (baselines)")
+
+    def check(self) -> None:
+        """η > 0, K >= 1."""
+        positive_step("eta", self.eta)
+        positive_int("local_steps", self.local_steps)
+
+    def weights(self, rounds: int, growing: bool) -> list[float]:
+        """Largest ψ-weight passed to ∇(h + tψ)* (η; dual averaging: η·R)."""
+        return [self.eta * max(rounds, 1)] if growing else [self.eta]

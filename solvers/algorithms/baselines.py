@@ -17,9 +17,8 @@ from solvers.algorithms.base import (
     Env,
     RoundLog,
     ServerState,
+    StepHyper,
     hp_field,
-    positive_int,
-    positive_step,
 )
 from solvers.algorithms.primitives import client_weights, mirror_step
 from solvers.errors import InvalidHyperparameterError
@@ -28,25 +27,10 @@ from solvers.problem import Problem
 Array = np.ndarray
 
 
-@dataclass(frozen=True)
-class CentralizedHyper:
-    """Step size and steps per round of the centralised baseline."""
-
-    eta: float = hp_field(help="step size η > 0")
-    local_steps: int = hp_field(1, help="proximal gradient steps per round K >= 1")
-
-    def check(self) -> None:
-        """η > 0, K >= 1."""
-        positive_step("eta", self.eta)
-        positive_int("local_steps", self.local_steps)
-
-    def weights(self, rounds: int, growing: bool) -> list[float]:
-        """ψ-weight of every step: η."""
-        return [self.eta]
 
 
 @dataclass(frozen=True)
-class LocalHyper(CentralizedHyper):
+class LocalHyper(StepHyper):
     """The centralised baseline's parameters plus the client that trains alone."""
 
     client: int = hp_field(0, help="index of the client that trains alone, 0 <= client < M")
@@ -59,14 +43,14 @@ class LocalHyper(CentralizedHyper):
             )
 
 
-def init(problem: Problem, hp: CentralizedHyper, w0: Array, rng: np.random.Generator) -> ServerState:
+def init(problem: Problem, hp: StepHyper, w0: Array, rng: np.random.Generator) -> ServerState:
     """w_0 (and, for ``local``, a check that the client exists)."""
     if isinstance(hp, LocalHyper):
         hp.check_client(problem.M)
     return ServerState(np.array(w0, dtype=float), 0)
 
 
-def _steps(state: ServerState, hp: CentralizedHyper, env: Env, rng: np.random.Generator,
+def _steps(state: ServerState, hp: StepHyper, env: Env, rng: np.random.Generator,
            clients: Array) -> tuple[ServerState, RoundLog]:
     kern = env.kernel.subset(clients)
     weights = client_weights(env.problem, clients)
@@ -79,7 +63,7 @@ def _steps(state: ServerState, hp: CentralizedHyper, env: Env, rng: np.random.Ge
     return ServerState(w, state.r + 1), log
 
 
-def centralized_round(state: ServerState, hp: CentralizedHyper, env: Env, rng: np.random.Generator,
+def centralized_round(state: ServerState, hp: StepHyper, env: Env, rng: np.random.Generator,
                       clients: Array) -> tuple[ServerState, RoundLog]:
     """K stochastic (mirror) proximal gradient steps on the pooled data.
 

@@ -8,8 +8,6 @@ minibatch comparator of Thm 4.1 — R steps with batch M·K.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from solvers.algorithms.base import (
@@ -18,9 +16,7 @@ from solvers.algorithms.base import (
     Env,
     RoundLog,
     ServerState,
-    hp_field,
-    positive_int,
-    positive_step,
+    StepHyper,
 )
 from solvers.algorithms.primitives import client_weights, mean_oracle, mirror_step
 from solvers.problem import Problem
@@ -28,35 +24,20 @@ from solvers.problem import Problem
 Array = np.ndarray
 
 
-@dataclass(frozen=True)
-class SequentialHyper:
-    """Step size and minibatch of a sequential method."""
-
-    eta: float = hp_field(help="step size η > 0")
-    local_steps: int = hp_field(1, help="oracle queries per client per step K >= 1 (batch M·K)")
-
-    def check(self) -> None:
-        """η > 0, K >= 1."""
-        positive_step("eta", self.eta)
-        positive_int("local_steps", self.local_steps)
-
-    def weights(self, rounds: int, growing: bool) -> list[float]:
-        """Largest ψ-weight passed to ∇(h + tψ)* (η; dual averaging: η·R)."""
-        return [self.eta * max(rounds, 1)] if growing else [self.eta]
 
 
-def init_primal(problem: Problem, hp: SequentialHyper, w0: Array, rng: np.random.Generator) -> ServerState:
+def init_primal(problem: Problem, hp: StepHyper, w0: Array, rng: np.random.Generator) -> ServerState:
     """w_0."""
     return ServerState(np.array(w0, dtype=float), 0)
 
 
-def init_dual(problem: Problem, hp: SequentialHyper, w0: Array, rng: np.random.Generator) -> DualServerState:
+def init_dual(problem: Problem, hp: StepHyper, w0: Array, rng: np.random.Generator) -> DualServerState:
     """z_0 = ∇h(w_0)."""
     w0 = np.array(w0, dtype=float)
     return DualServerState(problem.h.grad(w0), w0, 0)
 
 
-def _gradient(state, hp: SequentialHyper, env: Env, rng: np.random.Generator, clients: Array):
+def _gradient(state, hp: StepHyper, env: Env, rng: np.random.Generator, clients: Array):
     kern = env.kernel.subset(clients)
     W = np.repeat(state.w[None, :], kern.size, axis=0)
     g = client_weights(env.problem, clients) @ mean_oracle(env, kern, rng, W, hp.local_steps)
@@ -65,7 +46,7 @@ def _gradient(state, hp: SequentialHyper, env: Env, rng: np.random.Generator, cl
     return g, counts
 
 
-def _md_round(state: ServerState, hp: SequentialHyper, env: Env, rng: np.random.Generator,
+def _md_round(state: ServerState, hp: StepHyper, env: Env, rng: np.random.Generator,
               clients: Array, euclidean: bool) -> tuple[ServerState, RoundLog]:
     g, counts = _gradient(state, hp, env, rng, clients)
     w_next = mirror_step(env, state.w, g, hp.eta, euclidean)
@@ -75,7 +56,7 @@ def _md_round(state: ServerState, hp: SequentialHyper, env: Env, rng: np.random.
     return ServerState(w_next, state.r + 1), log
 
 
-def pgm_round(state: ServerState, hp: SequentialHyper, env: Env, rng: np.random.Generator,
+def pgm_round(state: ServerState, hp: StepHyper, env: Env, rng: np.random.Generator,
               clients: Array) -> tuple[ServerState, RoundLog]:
     """One step of stochastic proximal gradient.
 
@@ -94,7 +75,7 @@ def pgm_round(state: ServerState, hp: SequentialHyper, env: Env, rng: np.random.
     return _md_round(state, hp, env, rng, clients, euclidean=True)
 
 
-def mirror_descent_round(state: ServerState, hp: SequentialHyper, env: Env, rng: np.random.Generator,
+def mirror_descent_round(state: ServerState, hp: StepHyper, env: Env, rng: np.random.Generator,
                          clients: Array) -> tuple[ServerState, RoundLog]:
     """One step of stochastic (composite) mirror descent / Bregman proximal gradient.
 
@@ -113,7 +94,7 @@ def mirror_descent_round(state: ServerState, hp: SequentialHyper, env: Env, rng:
     return _md_round(state, hp, env, rng, clients, euclidean=False)
 
 
-def dual_averaging_round(state: DualServerState, hp: SequentialHyper, env: Env, rng: np.random.Generator,
+def dual_averaging_round(state: DualServerState, hp: StepHyper, env: Env, rng: np.random.Generator,
                          clients: Array) -> tuple[DualServerState, RoundLog]:
     """One step of stochastic (regularised) dual averaging.
 
