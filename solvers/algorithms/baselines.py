@@ -27,8 +27,6 @@ from solvers.problem import Problem
 Array = np.ndarray
 
 
-
-
 @dataclass(frozen=True)
 class LocalHyper(StepHyper):
     """The centralised baseline's parameters plus the client that trains alone."""
