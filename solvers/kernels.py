@@ -146,21 +146,13 @@ class Kernel:
         if p.loss == "quadratic":
             Q, c = self._quadratic()
             return 0.5 * np.einsum("md,mde,me->m", W, Q, W) + np.einsum("md,md->m", c, W)
-        Wm, b = self._split(W)
         if self.strategy == "batched":
-            X, Y = self._stacked(), self._labels()
-            vals = np.empty(W.shape[0])
-
-            def block(s: slice) -> None:
-                T = np.einsum("mnd,md->mn", X[s], Wm[s]) + b[s, None]
-                vals[s] = np.mean(p.phi.phi(T, Y[s]), axis=1)
-
-            over_blocks(block, W.shape[0])
+            vals, _ = self._batched(self._stacked(), self._labels(), W, values=True, grads=False)
         else:
-            vals = np.array([np.mean(p.phi.phi(p.X[m] @ Wm[i] + b[i], p.y[m]))
-                             for i, m in enumerate(self.index)])
+            vals, _ = self._loop(W, [p.X[m] for m in self.index], [p.y[m] for m in self.index],
+                                 values=True, grads=False)
         if p.ridge_lam:
-            vals = vals + 0.5 * p.ridge_lam * np.sum(Wm * Wm, axis=1)
+            vals = vals + 0.5 * p.ridge_lam * np.sum(W[:, : p.d] ** 2, axis=1)
         return vals
 
     def values_and_grads(self, W: Array, values: bool = True) -> tuple[Array | None, Array]:
@@ -220,9 +212,10 @@ class Kernel:
         return self._ridge(W, G)
 
     # --- strategies ----------------------------------------------------------------------
-    def _batched(self, X: Array, Y: Array, W: Array, values: bool) -> tuple[Array | None, Array]:
+    def _batched(self, X: Array, Y: Array, W: Array, values: bool,
+                 grads: bool = True) -> tuple[Array | None, Array | None]:
         p = self.problem
-        G = np.empty_like(W)
+        G = np.empty_like(W) if grads else None
         vals = np.empty(W.shape[0]) if values else None
 
         def block(s: slice) -> None:
@@ -231,6 +224,8 @@ class Kernel:
             T = np.einsum("mnd,md->mn", Xs, Wm) + b[:, None]
             if values:
                 vals[s] = np.mean(p.phi.phi(T, Ys), axis=1)
+            if not grads:
+                return
             Rr = p.phi.dphi(T, Ys) / Xs.shape[1]
             G[s, : p.d] = np.einsum("mnd,mn->md", Xs, Rr)
             if p.intercept:
@@ -239,15 +234,18 @@ class Kernel:
         over_blocks(block, W.shape[0])
         return vals, G
 
-    def _loop(self, W: Array, Xs: list, ys: list, values: bool) -> tuple[Array | None, Array]:
+    def _loop(self, W: Array, Xs: list, ys: list, values: bool,
+              grads: bool = True) -> tuple[Array | None, Array | None]:
         p = self.problem
         Wm, b = self._split(W)
-        G = np.empty_like(W)
+        G = np.empty_like(W) if grads else None
         vals = np.empty(len(Xs)) if values else None
         for i, (Xm, ym) in enumerate(zip(Xs, ys, strict=True)):
             t = Xm @ Wm[i] + b[i]
             if values:
                 vals[i] = np.mean(p.phi.phi(t, ym))
+            if not grads:
+                continue
             r = p.phi.dphi(t, ym) / len(ym)
             G[i, : p.d] = Xm.T @ r
             if p.intercept:
