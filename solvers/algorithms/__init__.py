@@ -11,31 +11,32 @@ from typing import Any
 
 from solvers.algorithms import baselines, fedavg, feddualavg, fedmid, sequential
 from solvers.algorithms.base import Algorithm, FedHyper, StepHyper
+from solvers.algorithms.primitives import init_dual, init_primal
 from solvers.errors import InvalidAlgorithmError, InvalidHyperparameterError
 
 _FED = "federated"
 ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in (
-    Algorithm("fedavg", FedHyper, fedavg.init, fedavg.fedavg_round, _FED,
+    Algorithm("fedavg", FedHyper, init_primal, fedavg.fedavg_round, _FED,
               "FedAvg (FCO Alg. 1): local SGD, averaged; ignores ψ", uses_composite=False),
-    Algorithm("fedavg-subgrad", FedHyper, fedavg.init, fedavg.fedavg_subgradient_round, _FED,
+    Algorithm("fedavg-subgrad", FedHyper, init_primal, fedavg.fedavg_subgradient_round, _FED,
               "FedAvg(∂) (FCO Fig. 1): local subgradient steps on F + ψ", uses_composite=False),
-    Algorithm("fedmid", FedHyper, fedavg.init, fedmid.fedmid_round, _FED,
+    Algorithm("fedmid", FedHyper, init_primal, fedmid.fedmid_round, _FED,
               "FedMiD (FCO Alg. 2): local mirror/proximal steps, proximal server step"),
-    Algorithm("fedmid-osp", FedHyper, fedavg.init, fedmid.fedmid_osp_round, _FED,
+    Algorithm("fedmid-osp", FedHyper, init_primal, fedmid.fedmid_osp_round, _FED,
               "FedMiD-OSP (slides Alg. 4): ψ only in the server step"),
-    Algorithm("feddualavg", FedHyper, feddualavg.init, feddualavg.feddualavg_round, _FED,
+    Algorithm("feddualavg", FedHyper, init_dual, feddualavg.feddualavg_round, _FED,
               "FedDualAvg (FCO Alg. 3): local dual averaging, dual aggregation",
               growing_weight=True),
-    Algorithm("feddualavg-osp", FedHyper, feddualavg.init, feddualavg.feddualavg_osp_round, _FED,
+    Algorithm("feddualavg-osp", FedHyper, init_dual, feddualavg.feddualavg_osp_round, _FED,
               "FedDualAvg-OSP (FCO §5): ψ only in the server's primal output",
               growing_weight=True),
-    Algorithm("pgm", StepHyper, sequential.init_primal, sequential.pgm_round,
+    Algorithm("pgm", StepHyper, init_primal, sequential.pgm_round,
               "sequential", "stochastic proximal gradient (FCO eq. 2.1), batch M·K per step",
               uses_composite=False),
-    Algorithm("mirror-descent", StepHyper, sequential.init_primal,
+    Algorithm("mirror-descent", StepHyper, init_primal,
               sequential.mirror_descent_round, "sequential",
               "stochastic composite mirror descent (FCO eqs. 2.2–2.3), batch M·K per step"),
-    Algorithm("dual-averaging", StepHyper, sequential.init_dual,
+    Algorithm("dual-averaging", StepHyper, init_dual,
               sequential.dual_averaging_round, "sequential",
               "stochastic regularised dual averaging (FCO eq. 2.4), batch M·K per step",
               growing_weight=True),

@@ -20,7 +20,7 @@ from solvers.algorithms.base import (
     StepHyper,
     hp_field,
 )
-from solvers.algorithms.primitives import client_weights, mirror_step
+from solvers.algorithms.primitives import client_weights, init_primal, mirror_step
 from solvers.errors import InvalidHyperparameterError
 from solvers.problem import Problem
 
@@ -45,7 +45,7 @@ def init(problem: Problem, hp: StepHyper, w0: Array, rng: np.random.Generator) -
     """w_0 (and, for ``local``, a check that the client exists)."""
     if isinstance(hp, LocalHyper):
         hp.check_client(problem.M)
-    return ServerState(np.array(w0, dtype=float), 0)
+    return init_primal(problem, hp, w0, rng)
 
 
 def _steps(state: ServerState, hp: StepHyper, env: Env, rng: np.random.Generator,

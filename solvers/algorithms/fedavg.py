@@ -6,14 +6,8 @@ import numpy as np
 
 from solvers.algorithms.base import Env, FedHyper, RoundLog, ServerState
 from solvers.algorithms.primitives import primal_round
-from solvers.problem import Problem
 
 Array = np.ndarray
-
-
-def init(problem: Problem, hp: FedHyper, w0: Array, rng: np.random.Generator) -> ServerState:
-    """Server state w_0 at round 0."""
-    return ServerState(np.array(w0, dtype=float), 0)
 
 
 def _server(hp: FedHyper):

@@ -13,15 +13,8 @@ from solvers.algorithms.base import (
     eta_tilde,
 )
 from solvers.algorithms.primitives import client_weights, dual_local
-from solvers.problem import Problem
 
 Array = np.ndarray
-
-
-def init(problem: Problem, hp: FedHyper, w0: Array, rng: np.random.Generator) -> DualServerState:
-    """z_0 = ∇h(w_0) (Alg. 3 line 2)."""
-    w0 = np.array(w0, dtype=float)
-    return DualServerState(problem.h.grad(w0), w0, 0)
 
 
 def _dual_round(state: DualServerState, hp: FedHyper, env: Env, rng: np.random.Generator,

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solvers.algorithms.base import Counts, Env, FedHyper, RoundLog, ServerState
+from solvers.algorithms.base import Counts, DualServerState, Env, FedHyper, RoundLog, ServerState
 from solvers.kernels import Kernel
 from solvers.mirror_maps import MirrorMap
 from solvers.problem import Problem
@@ -163,3 +163,14 @@ def mirror_step(env: Env, w: Array, g: Array, eta: float, euclidean: bool) -> Ar
     if euclidean:
         return env.problem.psi.prox(w - eta * g, eta)
     return env.composite(env.problem.h.grad(w) - eta * g, eta)
+
+
+def init_primal(problem: Problem, hp: object, w0: Array, rng: np.random.Generator) -> ServerState:
+    """Primal-family state at round 0: w_0."""
+    return ServerState(np.array(w0, dtype=float), 0)
+
+
+def init_dual(problem: Problem, hp: object, w0: Array, rng: np.random.Generator) -> DualServerState:
+    """Dual-averaging state at round 0: z_0 = ∇h(w_0) (FCO Alg. 3 line 2, eq. 2.4)."""
+    w0 = np.array(w0, dtype=float)
+    return DualServerState(problem.h.grad(w0), w0, 0)

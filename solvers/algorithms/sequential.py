@@ -19,22 +19,10 @@ from solvers.algorithms.base import (
     StepHyper,
 )
 from solvers.algorithms.primitives import client_weights, mean_oracle, mirror_step
-from solvers.problem import Problem
 
 Array = np.ndarray
 
 
-
-
-def init_primal(problem: Problem, hp: StepHyper, w0: Array, rng: np.random.Generator) -> ServerState:
-    """w_0."""
-    return ServerState(np.array(w0, dtype=float), 0)
-
-
-def init_dual(problem: Problem, hp: StepHyper, w0: Array, rng: np.random.Generator) -> DualServerState:
-    """z_0 = ∇h(w_0)."""
-    w0 = np.array(w0, dtype=float)
-    return DualServerState(problem.h.grad(w0), w0, 0)
 
 
 def _gradient(state, hp: StepHyper, env: Env, rng: np.random.Generator, clients: Array):
