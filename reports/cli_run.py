@@ -63,8 +63,10 @@ def summary_text(trace: Trace) -> str:
     groups = [("objective", ["objective", "gap", "objective_avg", "gap_avg", "prox_grad_norm"]),
               ("recovery", ["density", "precision", "recall", "f1", "rank", "recovery_error"]),
               ("drift", ["discrepancy", "discrepancy_overhead"]),
-              ("cost", ["grad_calls", "subgrad_calls", "prox_calls_client", "prox_calls_server",
-                        "floats_up", "floats_down"])]
+              ("state", ["control_sum", "control_gap", "model_spread", "consensus_gap", "g_sum",
+                         "local_steps_taken", "dual_objective"]),
+              ("cost", ["grad_calls", "sample_grad_calls", "subgrad_calls", "prox_calls_client",
+                        "prox_calls_server", "floats_up", "floats_down"])]
     for title, keys in groups:
         items = [f"{k}={_fmt(final[k])}" for k in keys if k in final]
         if items:

@@ -54,6 +54,8 @@ class Counts:
 
     Attributes:
         grad: stochastic-gradient queries (one per client per query point).
+        sample_grad: single-sample gradients ∇f_i (seed 004 methods: SVRG, FSVRG, SGD);
+            a full pass over n samples counts n.
         subgrad: subgradient evaluations of ψ on clients (FedAvg(∂)).
         prox_client: client-side evaluations of a map involving ψ (∇(h + tψ)* or prox).
         prox_server: server-side evaluations of a map involving ψ.
@@ -63,6 +65,7 @@ class Counts:
     """
 
     grad: int = 0
+    sample_grad: int = 0
     subgrad: int = 0
     prox_client: int = 0
     prox_server: int = 0
@@ -122,6 +125,13 @@ class Algorithm:
         participation: whether client sampling applies.
         uses_composite: whether the algorithm needs ∇(h + tψ)* in closed form.
         growing_weight: whether the ψ-weight grows with the round (dual averaging: η̃_{r,k}).
+        uses_prox: whether the algorithm evaluates prox_{tψ} (or ∇(h + tψ)*) at the weights
+            ``hp.weights`` lists; the engine tries each before round 0 (tρ < 1 for weakly
+            convex ψ).
+        check_problem: ``check(problem, hp)`` raising before round 0 when the algorithm cannot
+            run on the problem (no sample data, no exact local solver, outside its class).
+        exact_oracle: the algorithm draws its own samples (or is deterministic): the run's
+            oracle must be ``exact``.
 
     """
 
@@ -134,6 +144,9 @@ class Algorithm:
     participation: bool = True
     uses_composite: bool = True
     growing_weight: bool = False
+    uses_prox: bool = True
+    check_problem: Callable[[Problem, Any], None] | None = None
+    exact_oracle: bool = False
 
     @property
     def doc(self) -> str:

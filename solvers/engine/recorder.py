@@ -11,8 +11,9 @@ from solvers.engine.evaluate import Evaluator
 from solvers.engine.trace import Trace
 
 Array = np.ndarray
-COUNT_KEYS = {"grad": "grad_calls", "subgrad": "subgrad_calls", "prox_client": "prox_calls_client",
-              "prox_server": "prox_calls_server", "floats_up": "floats_up", "floats_down": "floats_down"}
+COUNT_KEYS = {"grad": "grad_calls", "sample_grad": "sample_grad_calls", "subgrad": "subgrad_calls",
+              "prox_client": "prox_calls_client", "prox_server": "prox_calls_server",
+              "floats_up": "floats_up", "floats_down": "floats_down"}
 
 
 class Recorder:

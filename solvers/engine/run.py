@@ -27,6 +27,7 @@ from solvers.engine.sampler import check_participation, sample_clients
 from solvers.engine.trace import COMPLETED, DIVERGED, INTERRUPTED, Trace
 from solvers.errors import (
     InvalidHyperparameterError,
+    InvalidOracleError,
     InvalidProblemError,
     InvalidStepSizeError,
     NoClosedFormError,
@@ -77,16 +78,19 @@ def _check_start(problem: Problem, w0: Array | None) -> Array:
 
 
 def _composite(alg: Algorithm, problem: Problem, hp: Any, rounds: int, w0: Array):
-    """Resolve ∇(h + tψ)* once and try it at the largest weight the run will use."""
+    """Resolve ∇(h + tψ)* once and try it (or prox_{tψ}) at every weight the run will use."""
     try:
         fn = make_composite(problem.h, problem.psi)
     except NoClosedFormError:
         if alg.uses_composite:
             raise
-        return None
+        fn = None
     for t in hp.weights(rounds, alg.growing_weight):
         try:
-            fn(problem.h.grad(w0), t)
+            if alg.uses_composite:
+                fn(problem.h.grad(w0), t)
+            elif alg.uses_prox:  # Euclidean prox methods: prox_{tψ} single-valued (tρ < 1)
+                problem.psi.prox(w0, t)
         except InvalidStepSizeError as exc:
             raise InvalidStepSizeError(
                 f"{alg.name} with {asdict(hp)} over R = {rounds} rounds needs ∇(h + tψ)* at "
@@ -122,6 +126,11 @@ def prepare(algorithm: str | Algorithm, problem: Problem, hyperparameters: Any, 
     if record not in RECORD_MODES:
         raise InvalidHyperparameterError(f"record = {record!r}; the rule is one of {list(RECORD_MODES)}")
     oracle = parse_oracle(oracle) if isinstance(oracle, str) else oracle
+    if alg.exact_oracle and oracle.kind != "exact":
+        raise InvalidOracleError(f"{alg.name} draws its own data points (or is deterministic); oracle "
+                                 f"{oracle.spec()!r} given, the rule is oracle 'exact'")
+    if alg.check_problem is not None:
+        alg.check_problem(problem, hp)
     w0 = _check_start(problem, w0)
     composite = _composite(alg, problem, hp, rounds, w0)
     env = Env(problem, oracle, Kernel(problem, check_strategy(gradient)), composite, record == "step")

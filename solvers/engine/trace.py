@@ -6,7 +6,7 @@ Array conventions (R = rounds completed):
   (dual family), ``objective``, ``gap``, ``objective_avg``, ``gap_avg`` (at ŵ after r rounds;
   ŵ_0 = w_0), ``prox_grad_norm``, recovery metrics (``density``, ``precision``, ``recall``,
   ``f1`` or ``rank``, ``recovery_error``), cumulative counts (``grad_calls``,
-  ``subgrad_calls``, ``prox_calls_client``, ``prox_calls_server``, ``floats_up``,
+  ``sample_grad_calls``, ``subgrad_calls``, ``prox_calls_client``, ``prox_calls_server``, ``floats_up``,
   ``floats_down``) and ``discrepancy_overhead`` = (L/(K r)) Σ_{r'<r} Σ_k disc_{r',k}
   (Lemma 4.4's last term, as if the run stopped at r);
 * per round, length R: ``discrepancy`` (mean over local steps), ``participants``,
