@@ -8,21 +8,31 @@
       below (metrics off).  Target ≥ 10× faster.  Both produce the same iterate (checked).
 (iii) Peak memory (tracemalloc, numpy buffers included) of 1,000 rounds at ``record="round"``
       on lasso-paper (K = 1), against 250 rounds: growth must be the recorded arrays only.
+(iv)  Prox cost on lowrank-paper (nuclear-norm ψ: one SVD per prox), K = 10, 20, 40, 80: time
+      per round of FedMiD and FedDualAvg against FedCanon (1 prox per round) and FedCanon II
+      (M proxes), printed beside the ratio of prox counts (seed 003 Table III / Table V).
+(v)   One FSVRG round at seed-004 scale: 10,000 clients, log-normal sizes clipped to
+      [75, 9000], d = 20,002 sparse bag-of-words features with client-skewed frequencies;
+      wall time and peak memory of the round, against one full-gradient pass over the same
+      data (the floor any SVRG round pays).  Target ≤ 60 s per round on 2 cores.
 
-    .venv/bin/python benchmarks/engine.py [--quick]
+    .venv/bin/python benchmarks/engine.py [--quick] [--parts i,ii,iii,iv,v]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import time
 import tracemalloc
 
 import numpy as np
 
 from solvers import kernels
+from solvers.algorithms.samples import frequency_scaling, full_gradient, sample_view
 from solvers.engine import run
+from solvers.engine.run import prepare
 from solvers.generators import generate
 from solvers.reference import reference_solve
 
@@ -148,13 +158,81 @@ def part_iii(quick: bool) -> None:
           f"{per_round * (long - long // 4):.1f} MiB")
 
 
+def round_time(name: str, problem, hp: dict, rounds: int) -> float:
+    """Seconds per round of the algorithm's round function alone (no metrics)."""
+    s = prepare(name, problem, hp, rounds, "exact", None, "round", False, None, "auto")
+    rng = np.random.default_rng(0)
+    state = s.algorithm.init(problem, s.hp, s.w0, rng)
+    clients = np.arange(problem.M)
+    state, _ = s.algorithm.round(state, s.hp, s.env, rng, clients)  # warm-up
+    start = time.perf_counter()
+    for _ in range(rounds):
+        state, log = s.algorithm.round(state, s.hp, s.env, rng, clients)
+    return (time.perf_counter() - start) / rounds
+
+
+def part_iv(quick: bool) -> None:
+    p = generate("lowrank-paper")
+    M = p.M
+    print(f"(iv) prox cost per round on lowrank-paper (M = {M}, 32 x 32 nuclear norm, exact oracle)")
+    print("     K   FedCanon s/round  FedCanonII  FedMiD  FedDualAvg | time ratio MiD/Canon, DA/Canon, "
+          "CanonII/Canon | prox ratio MiD/Canon, CanonII/Canon")
+    for K in ((10, 20) if quick else (10, 20, 40, 80)):
+        rounds = 2 if quick else 5
+        canon = round_time("fedcanon", p, {"eta_l": 0.01, "local_steps": K}, rounds)
+        canon2 = round_time("fedcanon2", p, {"eta_l": 0.01, "local_steps": K}, rounds)
+        mid = round_time("fedmid", p, {"eta_c": 0.01, "local_steps": K}, rounds)
+        da = round_time("feddualavg", p, {"eta_c": 0.01, "local_steps": K}, rounds)
+        print(f"    {K:3d}   {canon:.4f}           {canon2:.4f}      {mid:.4f}  {da:.4f}    | "
+              f"{mid / canon:5.1f}x  {da / canon:5.1f}x  {canon2 / canon:5.2f}x | "
+              f"{M * K + 1}/1 = {M * K + 1}x, {M}/1 = {M}x")
+
+
+def part_v(quick: bool) -> None:
+    clients = 1000 if quick else 10_000
+    t0 = time.perf_counter()
+    p = generate("bag-of-words", clients=clients, d=20_002, mean_size=200, min_size=75, max_size=9000,
+                 words=20, lam=1e-4)
+    gen = time.perf_counter() - t0
+    nnz = sum(x.nnz for x in p.X)
+    print(f"(v) FSVRG at seed-004 scale: {p.M} clients, n = {int(p.n.sum())} "
+          f"(sizes {p.n.min()}..{p.n.max()}, mean {p.n.mean():.0f}), d = {p.d}, nnz = {nnz} "
+          f"(generated in {gen:.1f} s)")
+    view = sample_view(p, "benchmark")
+    frequency_scaling(p, view)
+    w = np.zeros(p.dim)
+    grad = best_of(lambda: full_gradient(p, view, w), 3)
+    s = prepare("fsvrg", p, {"h": 1.0}, 2, "exact", None, "round", False, None, "auto")
+    rng = np.random.default_rng(0)
+    state = s.algorithm.init(p, s.hp, s.w0, rng)
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    start = time.perf_counter()
+    state, _ = s.algorithm.round(state, s.hp, s.env, rng, np.arange(p.M))
+    first = time.perf_counter() - start
+    peak = (tracemalloc.get_traced_memory()[1] - base) / 2**20
+    tracemalloc.stop()
+    start = time.perf_counter()
+    state, _ = s.algorithm.round(state, s.hp, s.env, rng, np.arange(p.M))
+    second = time.perf_counter() - start
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
+    print(f"    round 1 (builds the cached layout): {first:.1f} s; round 2: {second:.1f} s "
+          f"(target <= 60 s); one full-gradient pass: {grad:.2f} s -> round = {second / grad:.0f} passes")
+    print(f"    peak memory allocated during round 1: {peak:.0f} MiB (tracemalloc); process max RSS "
+          f"{rss:.0f} MiB; objective {p.Phi(np.zeros(p.dim)):.4f} -> {p.Phi(state.w):.4f}")
+
+
+PARTS = {"i": part_i, "ii": part_ii, "iii": part_iii, "iv": part_iv, "v": part_v}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds (smoke test)")
+    parser.add_argument("--parts", default=",".join(PARTS), help="comma-separated subset of i,ii,iii,iv,v")
     args = parser.parse_args()
-    part_i(args.quick)
-    part_ii(args.quick)
-    part_iii(args.quick)
+    for part in args.parts.split(","):
+        PARTS[part.strip()](args.quick)
 
 
 if __name__ == "__main__":

@@ -152,7 +152,9 @@ def scaffnew_composite_round(state: SkipState, hp: SkipHyper, env: Env, rng: np.
     Algorithm:
         Scaffnew with the communication step x_i⁺ = prox_{(γ/p)ψ}(Σ_j p_j(x̂_j − (γ/p)h_j)):
         the form FedCanon compares against on FCO problems.  This is the toolkit's extension,
-        not a published algorithm with its own guarantee (BASELINES.md).
+        not a published algorithm with its own guarantee (BASELINES.md).  The control sum is no
+        longer 0: after a communication Σ_i p_i h_i = (prox_{tψ}(v) − v)/t ∈ −∂ψ(x⁺) (t = γ/p,
+        v the averaged point), the subgradient that balances ∇F at a fixed point (tested).
 
     Guarantee:
         None claimed; with ψ = 0 it is Scaffnew, with M = 1 it is ProxSkip.

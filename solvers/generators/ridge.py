@@ -91,9 +91,10 @@ def bag_of_words(
 
     Word frequencies are Zipfian; each client boosts its own random subset of words
     (weight ``skew``), so the fraction of clients holding feature j (ω_j/K) and its
-    client-local frequency (φ_j^k) differ — what FSVRG's S_k and A correct for.  Rows
-    hold ``words`` binary word indicators scaled by 1/√words; sizes are log-normal in
-    [min_size, max_size]; ψ = (λ/2)‖w‖², p_m = n_m/n, CSR data.
+    client-local frequency (φ_j^k) differ — what FSVRG's S_k and A correct for.  Each row
+    draws ``words`` words with replacement (one vectorised draw per client) and holds their
+    counts scaled by 1/√words; sizes are log-normal in [min_size, max_size];
+    ψ = (λ/2)‖w‖², p_m = n_m/n, CSR data.
     """
     rng = np.random.default_rng(seed)
     sizes = unbalanced_sizes(clients, mean_size, min_size, max_size, rng)
@@ -104,14 +105,16 @@ def bag_of_words(
         raise InvalidProblemError(f"bag-of-words: words = {words!r} per document with d = {d!r}; "
                                   "the rule is 1 <= words <= d")
     X, Y = [], []
+    k = max(d // 20, 1)
     for m in range(clients):
-        boost = np.zeros(d)
-        boost[rng.choice(d, size=max(d // 20, 1), replace=False)] = 1.0
-        p = (1 - skew) * zipf + skew * boost / boost.sum()
-        cols = np.stack([rng.choice(d, size=words, replace=False, p=p) for _ in range(sizes[m])])
+        favourite = rng.choice(d, size=k, replace=False)
+        p = (1 - skew) * zipf
+        p[favourite] += skew / k
+        cols = rng.choice(d, size=(sizes[m], words), p=p / p.sum())  # one draw per client
         rows = np.repeat(np.arange(sizes[m]), words)
         Xm = sp.csr_matrix((np.full(rows.size, 1 / np.sqrt(words)), (rows, cols.ravel())),
-                           shape=(sizes[m], d))
+                           shape=(sizes[m], d))  # repeated words add up: term counts
+        Xm.sum_duplicates()
         ym = np.sign(Xm @ w_true + 0.1 * rng.standard_normal(sizes[m]))
         ym[ym == 0] = 1.0
         X.append(Xm)

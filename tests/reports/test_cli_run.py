@@ -80,3 +80,55 @@ def test_console_script_runs_from_python(tmp_path):
                            "--no-reference", "--out", str(out)], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert np.load(out)["server_w"].shape == (3, 9)
+
+
+RIDGE = ["--problem", "ridge", "--problem-param", "clients=3", "--problem-param", "samples=30",
+         "--problem-param", "d=5"]
+#: Every issue-4 entry with the paper's hyper-parameter names, through --param.
+ISSUE4_RUNS = {
+    "fedcanon": (SMALL, ["eta_l=0.05", "b=2"]), "fedcanon2": (SMALL, ["eta_l=0.05"]),
+    "scaffold": (SMALL, ["eta_l=0.05", "eta_g=1"]), "proxskip": (SMALL, ["gamma=0.05", "p=0.5"]),
+    "scaffnew": (SMALL, ["gamma=0.05", "p=0.5"]), "scaffnew-composite": (SMALL, ["gamma=0.05", "p=0.5"]),
+    "za1": (SMALL, ["eta=0.05", "eta_g=1"]), "feddr": (SMALL, ["eta=0.5", "alpha=1.2"]),
+    "fedadmm": (SMALL, ["eta=0.5"]), "gd": (RIDGE, ["h=0.1"]), "sgd": (RIDGE, ["h=0.01", "m=20"]),
+    "svrg": (RIDGE, ["h=0.01", "m=20"]), "dane": (RIDGE, ["eta=1", "mu=0.1"]),
+    "naive-fsvrg": (RIDGE, ["h=0.01", "m=5"]), "fsvrg": (RIDGE, ["h=0.5"]),
+    "primal-method": (RIDGE, ["sigma=2"]), "dual-method": (RIDGE, ["sigma=2"]), "cocoa+": (RIDGE, []),
+    "one-shot": (RIDGE, []),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ISSUE4_RUNS))
+def test_issue4_algorithms_run_from_the_cli(name, capsys):
+    problem, params = ISSUE4_RUNS[name]
+    argv = ["run", name, *problem, "--rounds", "3", "--local-steps", "2", "--json", "--no-reference"]
+    if name in ("proxskip", "scaffnew", "scaffnew-composite", "gd", "sgd", "svrg", "dane", "naive-fsvrg",
+                "fsvrg", "primal-method", "dual-method", "cocoa+", "one-shot"):
+        argv.remove("--local-steps")
+        argv.remove("2")
+    for param in params:
+        argv += ["--param", param]
+    assert main(argv) == 0, capsys.readouterr().err
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "completed" and data["completed"] == 3
+
+
+@pytest.mark.parametrize(("name", "params", "rule"), [
+    ("scaffnew", ["gamma=0.1", "p=1.5"], "0 < p <= 1"),
+    ("feddr", ["eta=0.5", "alpha=2"], "0 < alpha < 2"),
+    ("fedcanon", ["eta_l=-1"], "eta_l > 0"),
+])
+def test_issue4_bad_hyperparameters_exit_2_naming_the_rule(name, params, rule, capsys):
+    argv = ["run", name, *SMALL, "--rounds", "2", "--no-reference"]
+    for param in params:
+        argv += ["--param", param]
+    assert main(argv) == 2
+    assert rule in capsys.readouterr().err
+
+
+def test_dane_without_an_exact_local_solver_exits_2(capsys):
+    argv = ["run", "dane", "--problem", "sparse-logistic", "--problem-param", "clients=3", "--rounds", "2",
+            "--no-reference"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "not quadratic" in err and "local_solver = gd" in err
