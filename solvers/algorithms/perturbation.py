@@ -232,7 +232,9 @@ def _dual_round(state: DualState, hp: PerturbHyper, env: Env, exact: bool) -> tu
     M, dim = p.M, p.dim
     counts = Counts(floats_up=M * dim, floats_down=M * dim)
     extra = {"dual_objective": dual_objective(p, alphas, lam)}
-    log = RoundLog(w=w, z=None, avg_terms=w, avg_count=1, discrepancy=np.zeros(0), counts=counts, extra=extra)
+    steps = {"dual_alpha": np.concatenate(alphas)} if env.record_steps else {}
+    log = RoundLog(w=w, z=None, avg_terms=w, avg_count=1, discrepancy=np.zeros(0), counts=counts,
+                   steps=steps, extra=extra)
     return DualState(w, tuple(alphas), state.r + 1), log
 
 
@@ -243,7 +245,8 @@ def dual_method_round(state: DualState, hp: PerturbHyper, env: Env, rng: np.rand
     Algorithm:
         Seed 004 Alg. 6: h_k = argmin_u D_k^t(u) of (15) on every node (closed form for the
         squared loss); α^{t+1} = α^t + h; the primal image w^{t+1} = w(α^{t+1}) (eq. 14) is the
-        reported iterate; the dual objective D(α) is logged (``dual_objective``).
+        reported iterate; the dual objective D(α) is logged (``dual_objective``) and, with
+        ``record="step"``, the dual iterate α^{t+1} itself (``dual_alpha``, clients' blocks in order).
 
     Guarantee:
         D is smooth in the block norm ‖·‖_B and strongly concave: linear convergence of α^t,
