@@ -106,6 +106,14 @@ class RoundLog:
     steps: dict[str, Array] = field(default_factory=dict)
     extra: dict[str, float] = field(default_factory=dict)
 
+    @classmethod
+    def primal(cls, w: Array, counts: Counts, discrepancy: Array | None = None,
+               steps: dict[str, Array] | None = None, extra: dict[str, float] | None = None) -> RoundLog:
+        """The log of a method whose output average ŵ is the mean of its server iterates."""
+        return cls(w=w, z=None, avg_terms=w, avg_count=1,
+                   discrepancy=np.zeros(0) if discrepancy is None else discrepancy, counts=counts,
+                   steps=steps or {}, extra=extra or {})
+
 
 InitFn = Callable[[Problem, Any, np.random.Generator], Any]
 RoundFn = Callable[[Any, Any, Env, np.random.Generator, Array], tuple[Any, RoundLog]]

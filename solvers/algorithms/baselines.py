@@ -57,7 +57,7 @@ def _steps(state: ServerState, hp: StepHyper, env: Env, rng: np.random.Generator
         g = weights @ env.oracle.grads(kern, np.repeat(w[None, :], kern.size, axis=0), rng)
         w = mirror_step(env, w, g, hp.eta, euclidean=False)
     counts = Counts(grad=len(clients) * hp.local_steps, prox_server=hp.local_steps)
-    log = RoundLog(w=w, z=None, avg_terms=w, avg_count=1, discrepancy=np.zeros(0), counts=counts)
+    log = RoundLog.primal(w, counts)
     return ServerState(w, state.r + 1), log
 
 

@@ -121,7 +121,7 @@ def dane_round(state: PointState, hp: DaneHyper, env: Env, rng: np.random.Genera
     prox = 0 if hp.local_solver == "exact" else (sample // 2 if sample else M * hp.local_steps)
     counts = Counts(grad=grads, sample_grad=sample, prox_client=prox, floats_up=2 * M * dim,
                     floats_down=2 * M * dim)
-    log = RoundLog(w=w, z=None, avg_terms=w, avg_count=1, discrepancy=np.zeros(0), counts=counts)
+    log = RoundLog.primal(w, counts)
     return PointState(w, state.r + 1), log
 
 
@@ -180,5 +180,5 @@ def oneshot_round(state: PointState, hp: OneShotHyper, env: Env, rng: np.random.
     w = p.weights @ W
     counts = Counts(grad=M * steps, prox_client=M * steps if solver == "gd" else 0, floats_up=M * dim,
                     floats_down=M * dim)
-    log = RoundLog(w=w, z=None, avg_terms=w, avg_count=1, discrepancy=np.zeros(0), counts=counts)
+    log = RoundLog.primal(w, counts)
     return PointState(w, state.r + 1), log

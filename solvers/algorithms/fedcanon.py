@@ -70,8 +70,7 @@ def fedcanon_round(state: ControlState, hp: ControlHyper, env: Env, rng: np.rand
     counts = Counts(grad=S * hp.local_steps * hp.b, prox_server=1, floats_up=S * dim,
                     floats_down=2 * S * dim)  # x^{t+1} and g^t are broadcast
     extra = {"control_sum": weighted_sum_norm(env.problem, local.controls)}
-    log = RoundLog(w=w_next, z=None, avg_terms=w_next, avg_count=1, discrepancy=local.discrepancy,
-                   counts=counts, extra=extra)
+    log = RoundLog.primal(w_next, counts, discrepancy=local.discrepancy, extra=extra)
     return ControlState(w_next, local.controls, state.server, state.r + 1), log
 
 
@@ -119,6 +118,5 @@ def fedcanon2_round(state: CanonIIState, hp: ControlHyper, env: Env, rng: np.ran
     extra = {"control_sum": weighted_sum_norm(env.problem, local.controls),
              "model_spread": float(np.max(np.linalg.norm(models - models[0], axis=1)))}
     w = models[0].copy()
-    log = RoundLog(w=w, z=None, avg_terms=w, avg_count=1, discrepancy=local.discrepancy,
-                   counts=counts, extra=extra)
+    log = RoundLog.primal(w, counts, discrepancy=local.discrepancy, extra=extra)
     return CanonIIState(w, models, local.controls, state.r + 1), log

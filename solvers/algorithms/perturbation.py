@@ -162,7 +162,7 @@ def primal_method_round(state: PrimalState, hp: PerturbHyper, env: Env, rng: np.
     G = state.g + lam * eta * (W - w[None, :])
     counts = Counts(grad=M * (1 + steps), floats_up=M * dim, floats_down=M * dim)
     extra = {"g_sum": float(np.linalg.norm(M * (p.weights @ G)))}
-    log = RoundLog(w=w, z=None, avg_terms=w, avg_count=1, discrepancy=np.zeros(0), counts=counts, extra=extra)
+    log = RoundLog.primal(w, counts, extra=extra)
     return PrimalState(w, G, state.r + 1), log
 
 
@@ -233,8 +233,7 @@ def _dual_round(state: DualState, hp: PerturbHyper, env: Env, exact: bool) -> tu
     counts = Counts(floats_up=M * dim, floats_down=M * dim)
     extra = {"dual_objective": dual_objective(p, alphas, lam)}
     steps = {"dual_alpha": np.concatenate(alphas)} if env.record_steps else {}
-    log = RoundLog(w=w, z=None, avg_terms=w, avg_count=1, discrepancy=np.zeros(0), counts=counts,
-                   steps=steps, extra=extra)
+    log = RoundLog.primal(w, counts, steps=steps, extra=extra)
     return DualState(w, tuple(alphas), state.r + 1), log
 
 

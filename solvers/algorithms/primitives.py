@@ -142,8 +142,7 @@ def primal_round(state: ServerState, hp: FedHyper, env: Env, rng: np.random.Gene
     d = env.problem.d
     extra = {"client_density": float(np.mean(local.final[:, :d] != 0.0)),
              "average_density": float(np.mean((weights @ local.final)[:d] != 0.0))}
-    log = RoundLog(w=w_next, z=None, avg_terms=w_next, avg_count=1,
-                   discrepancy=local.discrepancy, counts=counts, steps=local.steps, extra=extra)
+    log = RoundLog.primal(w_next, counts, discrepancy=local.discrepancy, steps=local.steps, extra=extra)
     return ServerState(w_next, state.r + 1), log
 
 

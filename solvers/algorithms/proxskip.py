@@ -92,8 +92,7 @@ def proxskip_round(state: SkipState, hp: SkipHyper, env: Env, rng: np.random.Gen
             break
         x = xhat
     counts = Counts(grad=p.M * steps, prox_server=1)
-    log = RoundLog(w=x, z=None, avg_terms=x, avg_count=1, discrepancy=np.zeros(0), counts=counts,
-                   extra={"local_steps_taken": float(steps)})
+    log = RoundLog.primal(x, counts, extra={"local_steps_taken": float(steps)})
     return SkipState(x, x[None, :], h[None, :], state.r + 1), log
 
 
@@ -119,8 +118,7 @@ def _scaffnew(state: SkipState, hp: SkipHyper, env: Env, rng: np.random.Generato
                     floats_down=p.M * dim)
     extra = {"local_steps_taken": float(steps), "control_sum": weighted_sum_norm(p, H)}
     w = X[0].copy()
-    log = RoundLog(w=w, z=None, avg_terms=w, avg_count=1, discrepancy=np.zeros(0), counts=counts,
-                   extra=extra)
+    log = RoundLog.primal(w, counts, extra=extra)
     return SkipState(w, X, H, state.r + 1), log
 
 

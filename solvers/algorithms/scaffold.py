@@ -46,6 +46,5 @@ def scaffold_round(state: ControlState, hp: ControlHyper, env: Env, rng: np.rand
     S, dim = len(clients), p.dim
     counts = Counts(grad=S * K * hp.b, floats_up=2 * S * dim, floats_down=2 * S * dim)
     extra = {"control_gap": float(np.linalg.norm(server - p.weights @ controls))}
-    log = RoundLog(w=w_next, z=None, avg_terms=w_next, avg_count=1, discrepancy=local.discrepancy,
-                   counts=counts, extra=extra)
+    log = RoundLog.primal(w_next, counts, discrepancy=local.discrepancy, extra=extra)
     return ControlState(w_next, controls, server, state.r + 1), log

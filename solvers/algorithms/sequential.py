@@ -39,8 +39,7 @@ def _md_round(state: ServerState, hp: StepHyper, env: Env, rng: np.random.Genera
     g, counts = _gradient(state, hp, env, rng, clients)
     w_next = mirror_step(env, state.w, g, hp.eta, euclidean)
     steps = {"grad_avg": g[None, :]} if env.record_steps else {}
-    log = RoundLog(w=w_next, z=None, avg_terms=w_next, avg_count=1, discrepancy=np.zeros(0),
-                   counts=counts, steps=steps)
+    log = RoundLog.primal(w_next, counts, steps=steps)
     return ServerState(w_next, state.r + 1), log
 
 

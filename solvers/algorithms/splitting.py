@@ -120,8 +120,7 @@ def _finish(state: SplitState, hp: SplitHyper, env: Env, clients: Array, duals: 
     weights = client_weights(p, clients)
     xm = weights @ X[clients]
     extra = {"consensus_gap": float(np.linalg.norm(xm - xbar))}
-    log = RoundLog(w=xbar, z=None, avg_terms=xbar, avg_count=1, discrepancy=np.zeros(0),
-                   counts=counts, extra=extra)
+    log = RoundLog.primal(xbar, counts, extra=extra)
     return SplitState(xbar, duals, X, Xhat, xtilde, state.r + 1), log
 
 

@@ -9,6 +9,7 @@ weighting) and their 1/K when client sizes are equal.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -82,29 +83,13 @@ def init_point(problem: Problem, hp: object, w0: Array, rng: np.random.Generator
     return PointState(np.array(w0, dtype=float), 0)
 
 
-def check_sgd(problem: Problem, hp: object) -> None:
-    """Per-sample methods need GLM data."""
-    sample_view(problem, "sgd")
+def needs_samples(who: str) -> Callable[[Problem, object], None]:
+    """A ``check_problem`` hook: ``who`` samples data points, so the problem needs GLM data."""
 
+    def check(problem: Problem, hp: object) -> None:
+        sample_view(problem, who)
 
-def check_svrg(problem: Problem, hp: object) -> None:
-    """Per-sample methods need GLM data."""
-    sample_view(problem, "svrg")
-
-
-def check_naive(problem: Problem, hp: object) -> None:
-    """Per-sample methods need GLM data."""
-    sample_view(problem, "naive-fsvrg")
-
-
-def check_fsvrg(problem: Problem, hp: object) -> None:
-    """Per-sample methods need GLM data."""
-    sample_view(problem, "fsvrg")
-
-
-def _log(w: Array, counts: Counts, extra: dict | None = None) -> RoundLog:
-    return RoundLog(w=w, z=None, avg_terms=w, avg_count=1, discrepancy=np.zeros(0), counts=counts,
-                    extra=extra or {})
+    return check
 
 
 def gd_round(state: PointState, hp: StepSizeHyper, env: Env, rng: np.random.Generator,
@@ -124,7 +109,7 @@ def gd_round(state: PointState, hp: StepSizeHyper, env: Env, rng: np.random.Gene
     p = env.problem
     g = p.weights @ env.kernel.grads(p.broadcast(state.w))
     w = p.psi.prox(state.w - hp.h * g, hp.h)
-    return PointState(w, state.r + 1), _log(w, Counts(grad=p.M, prox_server=1))
+    return PointState(w, state.r + 1), RoundLog.primal(w, Counts(grad=p.M, prox_server=1))
 
 
 def _pooled_sequence(rng: np.random.Generator, n: int, m: int, permutation: bool) -> Array:
@@ -168,7 +153,8 @@ def sgd_round(state: PointState, hp: SVRGHyper, env: Env, rng: np.random.Generat
         if p.ridge_lam:
             grad = grad + p.ridge_lam * w * view.model
         w = p.psi.prox(w - hp.h * rho[i] * grad, hp.h)
-    return PointState(w, state.r + 1), _log(w, Counts(sample_grad=len(rows), prox_server=len(rows)))
+    counts = Counts(sample_grad=len(rows), prox_server=len(rows))
+    return PointState(w, state.r + 1), RoundLog.primal(w, counts)
 
 
 def svrg_round(state: PointState, hp: SVRGHyper, env: Env, rng: np.random.Generator,
@@ -199,7 +185,7 @@ def svrg_round(state: PointState, hp: SVRGHyper, env: Env, rng: np.random.Genera
     delta, _ = svrg_pass(p, view, state.w, g, d0, spec, lazy=False)
     w = state.w + delta
     counts = Counts(sample_grad=view.n + 2 * len(rows), prox_server=len(rows))
-    return PointState(w, state.r + 1), _log(w, counts)
+    return PointState(w, state.r + 1), RoundLog.primal(w, counts)
 
 
 def naive_fsvrg_round(state: PointState, hp: SVRGHyper, env: Env, rng: np.random.Generator,
@@ -231,7 +217,7 @@ def naive_fsvrg_round(state: PointState, hp: SVRGHyper, env: Env, rng: np.random
     dim = p.dim
     counts = Counts(sample_grad=view.n + 2 * len(rows), prox_client=len(rows), floats_up=2 * M * dim,
                     floats_down=2 * M * dim)
-    return PointState(w, state.r + 1), _log(w, counts)
+    return PointState(w, state.r + 1), RoundLog.primal(w, counts)
 
 
 def fsvrg_round(state: PointState, hp: StepSizeHyper, env: Env, rng: np.random.Generator,
@@ -263,4 +249,4 @@ def fsvrg_round(state: PointState, hp: StepSizeHyper, env: Env, rng: np.random.G
     dim = p.dim
     counts = Counts(sample_grad=view.n + 2 * len(rows), prox_client=len(rows), floats_up=2 * M * dim,
                     floats_down=2 * M * dim)
-    return PointState(w, state.r + 1), _log(w, counts)
+    return PointState(w, state.r + 1), RoundLog.primal(w, counts)

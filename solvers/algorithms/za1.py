@@ -92,5 +92,5 @@ def za1_round(state: ZA1State, hp: ZA1Hyper, env: Env, rng: np.random.Generator,
     S, dim = len(clients), p.dim
     counts = Counts(grad=S * tau, prox_client=S * tau, prox_server=1, floats_up=S * dim,
                     floats_down=2 * S * dim)  # x_r and corr_r
-    log = RoundLog(w=w_next, z=None, avg_terms=w_next, avg_count=1, discrepancy=disc, counts=counts)
+    log = RoundLog.primal(w_next, counts, discrepancy=disc)
     return ZA1State(w_next, corr, mean_grads, state.r + 1), log
