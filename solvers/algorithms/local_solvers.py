@@ -115,7 +115,7 @@ def _eig(problem: Problem, lam_psi: float) -> list[tuple[Array, Array]]:
     return cache[key]
 
 
-def _gram(problem: Problem, m: int) -> Array:
+def gram(problem: Problem, m: int) -> Array:
     """X_m X_mᵀ (dense n_m × n_m), cached."""
     cache = _entry(problem)
     key = ("gram", m)
@@ -139,7 +139,7 @@ def _woodbury(problem: Problem, m: int, shift: float, lam_psi: float, r: Array) 
     dinv = np.full(problem.dim, 1.0 / dm)
     if problem.intercept:
         dinv[-1] = 1.0 / shift
-    K = n * np.eye(n) + _gram(problem, m) / dm
+    K = n * np.eye(n) + gram(problem, m) / dm
     if problem.intercept:
         K = K + 1.0 / shift
     A = _design(problem, m)

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from solvers.algorithms.base import Counts, Env, RoundLog, hp_field, positive_int
-from solvers.algorithms.local_solvers import psi_ridge, resolve_solver, solve_local
+from solvers.algorithms.local_solvers import gram, psi_ridge, resolve_solver, solve_local
 from solvers.errors import InvalidHyperparameterError, InvalidProblemError
 from solvers.problem import Problem
 
@@ -191,11 +191,8 @@ def dual_objective(problem: Problem, alphas: list[Array], lam: float) -> float:
 
 def _exact_block(problem: Problem, k: int, w: Array, alpha: Array, scale: float) -> Array:
     """Argmin D_k^t(u) (15) for the squared loss: ((σω_k/λ) X_k X_kᵀ + I) u = y_k − α_k − X_k w."""
-    Xk = problem.X[k]
-    G = Xk @ Xk.T
-    G = G.toarray() if hasattr(G, "toarray") else np.asarray(G)
-    rhs = problem.y[k] - alpha - Xk @ w
-    return np.linalg.solve(scale * G + np.eye(len(alpha)), rhs)
+    rhs = problem.y[k] - alpha - problem.X[k] @ w
+    return np.linalg.solve(scale * gram(problem, k) + np.eye(len(alpha)), rhs)
 
 
 def _coordinate_block(problem: Problem, k: int, w: Array, alpha: Array, scale: float, passes: int) -> Array:

@@ -106,42 +106,50 @@ def lazy_ok(problem: Problem) -> bool:
     return isinstance(psi, Zero) or (isinstance(psi, L2Squared) and not problem.intercept)
 
 
+def client_columns(view: SampleView) -> tuple[Array, Array, Array, Array, Array]:
+    """The distinct (client, column) pairs of the stored entries, computed once per view.
+
+    Returns (client of each entry, pair index of each entry, column of each pair, client of
+    each pair, entries per pair) — shared by FSVRG's S_k/A and the lazy path's layout.
+    """
+    if "pairs" not in view.cache:
+        A = view.A
+        dim = A.shape[1]
+        client_of_entry = view.owner[np.repeat(np.arange(view.n), np.diff(A.indptr))]
+        key = client_of_entry.astype(np.int64) * dim + A.indices
+        uniq, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+        view.cache["pairs"] = (client_of_entry, inverse.astype(np.int64), uniq % dim, uniq // dim, counts)
+    return view.cache["pairs"]
+
+
 def frequency_scaling(problem: Problem, view: SampleView) -> tuple[Array, Array]:
     """FSVRG's S_k per stored entry and A's diagonal (seed 004 §3.6.1), cached.
 
     s_jk = φ^j/φ^j_k with φ^j = n^j/n and φ^j_k = n^j_k/n_k, evaluated on the entries of client
     k's rows (where n^j_k > 0); a_j = K/ω_j with ω_j the number of clients holding feature j
-    (a_j = 1 for a feature no client holds).  Also returns S_k densely (``(M, dim)``, 1 where
-    n^j_k = 0) for the dense path, only when M·dim is small.
+    (a_j = 1 for a feature no client holds).
     """
-    if "fsvrg" in view.cache:
-        return view.cache["fsvrg"]
-    A, M = view.A, problem.M
-    cols = A.indices
-    row_of_entry = np.repeat(np.arange(view.n), np.diff(A.indptr))
-    client_of_entry = view.owner[row_of_entry]
-    dim = A.shape[1]
-    n_j = np.bincount(cols, minlength=dim).astype(float)
-    key = client_of_entry.astype(np.int64) * dim + cols
-    uniq, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
-    n_jk = counts[inverse].astype(float)
-    nk = problem.n[client_of_entry].astype(float)
-    s_entry = (n_j[cols] / view.n) / (n_jk / nk)
-    omega_j = np.bincount(uniq % dim, minlength=dim).astype(float)
-    a = np.where(omega_j > 0, M / np.maximum(omega_j, 1.0), 1.0)
-    view.cache["fsvrg"] = (s_entry, a)
-    view.cache["fsvrg_pairs"] = (uniq, counts)
+    if "fsvrg" not in view.cache:
+        cols, dim = view.A.indices, view.A.shape[1]
+        client_of_entry, pair, pair_col, _, counts = client_columns(view)
+        n_j = np.bincount(cols, minlength=dim).astype(float)
+        n_jk = counts[pair].astype(float)
+        nk = problem.n[client_of_entry].astype(float)
+        s_entry = (n_j[cols] / view.n) / (n_jk / nk)
+        omega_j = np.bincount(pair_col, minlength=dim).astype(float)
+        a = np.where(omega_j > 0, problem.M / np.maximum(omega_j, 1.0), 1.0)
+        view.cache["fsvrg"] = (s_entry, a)
     return view.cache["fsvrg"]
 
 
 def dense_scaling(problem: Problem, view: SampleView) -> Array:
-    """S_k as a dense ``(M, dim)`` array (1 where client k has no entry in column j)."""
-    s_entry, _ = frequency_scaling(problem, view)
-    dim = view.A.shape[1]
-    S = np.ones((problem.M, dim))
-    row_of_entry = np.repeat(np.arange(view.n), np.diff(view.A.indptr))
-    S[view.owner[row_of_entry], view.A.indices] = s_entry
-    return S
+    """S_k as a dense ``(M, dim)`` array (1 where client k has no entry in column j), cached."""
+    if "fsvrg_dense" not in view.cache:
+        s_entry, _ = frequency_scaling(problem, view)
+        S = np.ones((problem.M, view.A.shape[1]))
+        S[client_columns(view)[0], view.A.indices] = s_entry
+        view.cache["fsvrg_dense"] = S
+    return view.cache["fsvrg_dense"]
 
 
 @dataclass(frozen=True)
@@ -219,14 +227,8 @@ def _gather_entries(view: SampleView, rows: Array) -> tuple[Array, Array]:
 
 def _local_layout(problem: Problem, view: SampleView) -> tuple[Array, Array, Array]:
     """Per-client compact columns: position of every stored entry, and each position's column/client."""
-    if "layout" not in view.cache:
-        A = view.A
-        dim = A.shape[1]
-        row_of_entry = np.repeat(np.arange(view.n), np.diff(A.indptr))
-        key = view.owner[row_of_entry].astype(np.int64) * dim + A.indices
-        uniq, pos = np.unique(key, return_inverse=True)
-        view.cache["layout"] = (pos.astype(np.int64), uniq % dim, uniq // dim)
-    return view.cache["layout"]
+    _, pair, pair_col, pair_client, _ = client_columns(view)
+    return pair, pair_col, pair_client
 
 
 def _lazy(problem: Problem, view: SampleView, w_t: Array, g: Array, d0: Array, spec: Pass,
