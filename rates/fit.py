@@ -1,0 +1,190 @@
+"""Fitting measured curves: log–log slopes with bootstrap CIs, NNLS term fits, contraction, floors.
+
+Measurements come as ``Y`` of shape (seeds, points): one row per seed over the sweep ``x``.
+Slopes are fitted to the per-point geometric mean over seeds; the 95% interval is a percentile
+bootstrap over seeds (rows resampled with replacement) when there are at least 3 seeds, else a
+pairs bootstrap over the sweep points (deterministic runs: the interval then measures how
+straight the curve is, not noise).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy.optimize import nnls
+
+BOOTSTRAP = 2000
+LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class SlopeFit:
+    """log y = intercept + slope·log x, with a bootstrap interval on the slope."""
+
+    slope: float
+    intercept: float
+    lo: float
+    hi: float
+    r2: float
+    method: str
+    n_points: int
+    n_seeds: int
+
+    def as_dict(self) -> dict:
+        """JSON form."""
+        return asdict(self)
+
+
+def _as_rows(Y: np.ndarray) -> np.ndarray:
+    Y = np.asarray(Y, dtype=float)
+    return Y[None, :] if Y.ndim == 1 else Y
+
+
+def _check_positive(x: np.ndarray, Y: np.ndarray) -> None:
+    if x.ndim != 1 or x.size < 3:
+        raise ValueError(f"slope fit: {x.size} sweep points; the rule is at least 3")
+    if Y.shape[1] != x.size:
+        raise ValueError(
+            f"slope fit: Y has {Y.shape[1]} columns for {x.size} sweep points; the rule is equal"
+        )
+    if np.any(x <= 0) or np.any(~np.isfinite(Y)) or np.any(Y <= 0):
+        raise ValueError(
+            "slope fit: x and y must be finite and > 0 (log–log); got "
+            f"min x = {x.min():.3g}, min y = {np.nanmin(Y):.3g}"
+        )
+
+
+def _line(lx: np.ndarray, ly: np.ndarray) -> tuple[float, float]:
+    A = np.vstack([lx, np.ones_like(lx)]).T
+    coef, *_ = np.linalg.lstsq(A, ly, rcond=None)
+    return float(coef[0]), float(coef[1])
+
+
+def loglog_slope(x: np.ndarray, Y: np.ndarray, seed: int = 0, n_boot: int = BOOTSTRAP) -> SlopeFit:
+    """Fit y ∝ x^s and bootstrap s (see the module docstring for which bootstrap)."""
+    x = np.asarray(x, dtype=float)
+    Y = _as_rows(Y)
+    _check_positive(x, Y)
+    lx, LY = np.log(x), np.log(Y)
+    ly = LY.mean(axis=0)
+    slope, icpt = _line(lx, ly)
+    resid = ly - (icpt + slope * lx)
+    r2 = 1.0 - resid.var() / ly.var() if ly.var() > 0 else 1.0
+    rng = np.random.default_rng(seed)
+    S = LY.shape[0]
+    if S >= 3:
+        idx = rng.integers(0, S, size=(n_boot, S))
+        boots = np.array([_line(lx, LY[i].mean(axis=0))[0] for i in idx])
+        method = "bootstrap over seeds"
+    else:
+        idx = rng.integers(0, lx.size, size=(n_boot, lx.size))
+        boots = np.array([_line(lx[i], ly[i])[0] if np.ptp(lx[i]) > 0 else np.nan for i in idx])
+        boots = boots[np.isfinite(boots)]
+        method = "bootstrap over sweep points"
+    a = (1 - LEVEL) / 2
+    lo, hi = np.quantile(boots, [a, 1 - a])
+    return SlopeFit(slope, icpt, float(min(lo, slope)), float(max(hi, slope)), float(r2), method, lx.size, S)
+
+
+@dataclass(frozen=True)
+class TermFit:
+    """y ≈ Σ_j c_j·term_j(x) with c_j ≥ 0, fitted in relative error."""
+
+    coefficients: dict[str, float]
+    shares: dict[str, float]
+    rel_residual: float
+
+    def as_dict(self) -> dict:
+        """JSON form."""
+        return asdict(self)
+
+
+def nnls_terms(terms: dict[str, np.ndarray], y: np.ndarray) -> TermFit:
+    """Non-negative least squares of ``y`` on the bound's terms, each row weighted by 1/y.
+
+    Args:
+        terms: term name → its value at each sweep point (constants of the theorem set to 1).
+        y: the measured mean at each point.
+
+    Returns:
+        the hidden constants, each term's mean share of the fitted value, and the RMS relative
+        residual.
+
+    """
+    y = np.asarray(y, dtype=float)
+    names = list(terms)
+    A = np.column_stack([np.asarray(terms[k], dtype=float) for k in names]) / y[:, None]
+    scale = np.linalg.norm(A, axis=0)
+    scale[scale == 0] = 1.0
+    coef, _ = nnls(A / scale, np.ones_like(y))
+    coef = coef / scale
+    fitted = np.column_stack([np.asarray(terms[k], dtype=float) for k in names]) * coef
+    total = fitted.sum(axis=1)
+    shares = {k: float(np.mean(fitted[:, i] / np.where(total > 0, total, 1))) for i, k in enumerate(names)}
+    rel = float(np.sqrt(np.mean((total / y - 1.0) ** 2)))
+    return TermFit({k: float(c) for k, c in zip(names, coef, strict=True)}, shares, rel)
+
+
+@dataclass(frozen=True)
+class Contraction:
+    """y_t ≈ A·c^t over a window: the factor c with a bootstrap interval."""
+
+    factor: float
+    lo: float
+    hi: float
+    start: int
+    stop: int
+
+    def as_dict(self) -> dict:
+        """JSON form."""
+        return asdict(self)
+
+
+def contraction(Y: np.ndarray, start: int = 0, stop: int | None = None, seed: int = 0) -> Contraction:
+    """Fit log y_t = a + t·log c on ``[start, stop)``; stop defaults to the last point above 1e-13·y_start."""
+    Y = _as_rows(Y)
+    if stop is None:
+        ref = np.exp(np.log(np.maximum(Y[:, start], 1e-300)).mean())
+        above = np.nonzero(np.exp(np.log(np.maximum(Y, 1e-300)).mean(axis=0)) > 1e-13 * ref)[0]
+        stop = int(above.max()) + 1 if above.size else start + 3
+    t = np.arange(start, stop, dtype=float)
+    if t.size < 3:
+        raise ValueError(f"contraction fit: window [{start}, {stop}) has {t.size} points; the rule is >= 3")
+    fit = loglog_slope(np.exp(t), Y[:, start:stop], seed=seed)
+    return Contraction(float(np.exp(fit.slope)), float(np.exp(fit.lo)), float(np.exp(fit.hi)), start, stop)
+
+
+@dataclass(frozen=True)
+class Floor:
+    """The steady state of a curve: the mean of its tail and whether the tail is flat."""
+
+    value: float
+    lo: float
+    hi: float
+    tail_slope: float
+    stationary: bool
+
+    def as_dict(self) -> dict:
+        """JSON form."""
+        return asdict(self)
+
+
+def floor(Y: np.ndarray, tail: float = 0.25, flat: float = 0.1) -> Floor:
+    """Estimate the floor from the last ``tail`` fraction of each seed's curve.
+
+    ``stationary`` when the tail's log–log slope against its index is within ±``flat`` (a tail still
+    falling like 1/t has slope −1).  The interval is mean ± 2 standard errors over seeds (and over
+    the tail points for one seed).
+    """
+    Y = _as_rows(Y)
+    n = Y.shape[1]
+    k0 = max(0, int(np.floor(n * (1 - tail))))
+    tail_y = Y[:, k0:]
+    per_seed = tail_y.mean(axis=1)
+    value = float(per_seed.mean())
+    spread = per_seed if per_seed.size > 1 else tail_y.ravel()
+    se = float(spread.std(ddof=1) / np.sqrt(spread.size)) if spread.size > 1 else 0.0
+    t = np.arange(k0, n, dtype=float) + 1.0
+    slope = _line(np.log(t), np.log(np.maximum(tail_y.mean(axis=0), 1e-300)))[0] if t.size >= 2 else 0.0
+    return Floor(value, value - 2 * se, value + 2 * se, float(slope), bool(abs(slope) <= flat))

@@ -1,0 +1,129 @@
+"""``fcocheck theorems`` (the theorems and the symbolic checks) and ``fcocheck validate`` (verdicts)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rates import checks
+from rates.catalog import THEOREMS
+from reports.cli_common import UsageError
+from verify.experiments import select
+
+
+def cmd_theorems(args: argparse.Namespace) -> int:
+    """List every theorem with its LaTeX, conditions and assumptions, then the symbolic checks."""
+    data = {"theorems": [t.as_dict() for t in THEOREMS.values()]}
+    if not args.no_checks:
+        data["checks"] = checks.all_checks(samples=args.samples)
+    if args.json:
+        print(json.dumps(data, indent=2, default=str))
+        return 0
+    for t in data["theorems"]:
+        print(f"{t['name']}  [{t['relation']}]  {t['title']}\n    {t['citation']}")
+        for key, tex in t["latex"].items():
+            print(f"    {key:<6} {tex}")
+        for c in t["conditions"]:
+            print(f"    if     {c}")
+        for a in t["assumptions"]:
+            print(f"    needs  {a}")
+        for n in t["notes"]:
+            print(f"    note   {n}")
+    if "checks" in data:
+        _print_checks(data["checks"])
+    return 0
+
+
+def _print_checks(c: dict[str, Any]) -> None:
+    print("\nsymbolic checks")
+    for name, row in c["tuning"].items():
+        g = row["grid"]
+        print(f"  tuning {name}: η* = {row['step']}")
+        print(
+            f"    bound at each balance point / published term: {row['constants']} "
+            f"(pure numbers: {row['constants_are_numbers']}; balanced terms equal: {row['balanced_equal']})"
+        )
+        print(
+            f"    over {g['samples']} draws spanning {g['decades']:g} decades: min_η bound / rate ∈ "
+            f"[{g['min_over_tuned_lo']:.3f}, {g['min_over_tuned_hi']:.3f}], bound(η*) / rate ∈ "
+            f"[{g['closed_over_tuned_lo']:.3f}, {g['closed_over_tuned_hi']:.3f}], η* > 1/(4L) in "
+            f"{g['step_violations']} draws"
+        )
+    x = c["crossover"]
+    print(
+        f"  crossover (4.3) vs (4.1): leading boundary R = {x['leading']} (matches the claim: "
+        f"{x['leading_matches_claim']}); exact boundary R = {x['exact']} = claim × {x['exact_over_claim']}"
+    )
+    print(f"  remark: (LB/R) / (LB/(KR)) = {c['improvement_LB_over_R']}")
+    print("  exponents of each term in the variables it depends on:")
+    for name, rows in c["exponents"].items():
+        for term, e in rows.items():
+            print(f"    {name:<15} {term:<22} " + " ".join(f"{k}={v}" for k, v in e.items() if v != "0"))
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Run the theorem experiments and print each verdict with its numbers."""
+    try:
+        chosen = select(args.name)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+    out = Path(args.out) if args.out else None
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text("")
+    results = []
+    try:
+        for exp in chosen:
+            res = exp(quick=args.quick, seed=args.seed).as_dict()
+            results.append(res)
+            if out is not None:  # one JSON line per finished experiment: an interruption loses nothing done
+                with out.open("a") as fh:
+                    fh.write(json.dumps(res, default=str) + "\n")
+            if not args.json:
+                _print_result(res)
+    except KeyboardInterrupt:
+        print(f"fcocheck: interrupted after {len(results)} of {len(chosen)} experiments", file=sys.stderr)
+        return 130
+    if args.json:
+        print(json.dumps(results, indent=2, default=str))
+    else:
+        counts = {
+            s: sum(r["status"] == s for r in results) for s in ("consistent", "inconsistent", "inconclusive")
+        }
+        print(
+            f"\n{len(results)} experiments: "
+            + ", ".join(f"{v} {k}" for k, v in counts.items())
+            + f" ({sum(r['seconds'] for r in results):.1f} s)"
+        )
+    return 1 if args.strict and any(r["status"] == "inconsistent" for r in results) else 0
+
+
+def _print_result(res: dict[str, Any]) -> None:
+    print(f"{res['status'].upper():<13} {res['name']}  ({res['theorem']}, {res['seconds']:.1f} s)")
+    print(f"    design: {res['design']}")
+    for c in res["checks"]:
+        print(f"    {c['status']:<13} [{c['rule']}] {c['reason']}")
+    for n in res["notes"]:
+        print(f"    note: {n}")
+
+
+def add_parsers(sub: Any) -> None:
+    """Register ``theorems`` and ``validate``."""
+    t = sub.add_parser(
+        "theorems", help="the theorems as sympy objects, and the symbolic checks of their algebra"
+    )
+    t.add_argument("--json", action="store_true")
+    t.add_argument("--no-checks", action="store_true", help="list the theorems only")
+    t.add_argument("--samples", type=int, default=2000, help="draws of the 12-decade tuning grid")
+    t.set_defaults(func=cmd_theorems)
+    v = sub.add_parser("validate", help="run theorem experiments and print verdicts")
+    v.add_argument("name", help="'all', a theorem name or an experiment name")
+    v.add_argument("--quick", action="store_true", help="small designs (all of them in under 2 minutes)")
+    v.add_argument("--seed", type=int, default=0)
+    v.add_argument("--json", action="store_true")
+    v.add_argument("--out", help="append each experiment's result to this JSON-lines file as it finishes")
+    v.add_argument("--strict", action="store_true", help="exit 1 when any verdict is inconsistent")
+    v.set_defaults(func=cmd_validate)

@@ -1,0 +1,90 @@
+import numpy as np
+import pytest
+
+from rates.fit import contraction, floor, loglog_slope, nnls_terms
+from rates.verdict import (
+    CONSISTENT,
+    INCONCLUSIVE,
+    INCONSISTENT,
+    exponent_verdict,
+    inequality_verdict,
+    linear_verdict,
+    one_constant_verdict,
+)
+
+X = np.geomspace(10, 1000, 8)
+
+
+def _noisy(p, noise, seeds=6, seed=0):
+    rng = np.random.default_rng(seed)
+    return 3.0 * X**p * np.exp(noise * rng.standard_normal((seeds, X.size)))
+
+
+@pytest.mark.parametrize("p", [-1.0, -0.5, 2.0 / 3.0, 2.0])
+def test_slope_recovered_within_ci(p):
+    fit = loglog_slope(X, _noisy(p, 0.1))
+    assert fit.lo <= p <= fit.hi and fit.hi - fit.lo < 0.3
+    assert exponent_verdict(fit, p).status == CONSISTENT
+
+
+def test_flat_data_is_inconclusive_and_planted_violation_is_inconsistent():
+    flat = loglog_slope(X, _noisy(0.0, 0.05))
+    assert exponent_verdict(flat, -1.0).status == INCONCLUSIVE
+    steep = loglog_slope(X, _noisy(-0.5, 0.05))  # decays like R^{-1/2} where 1/R was promised
+    v = exponent_verdict(steep, -1.0)
+    assert v.status == INCONSISTENT and "excludes" in v.reason
+    # an upper bound 1/R along growing R: a slower decay breaks it too …
+    assert exponent_verdict(steep, -1.0, "upper").status == INCONSISTENT
+    # … while a faster decay does not (the bound is just not tight)
+    assert exponent_verdict(loglog_slope(X, _noisy(-2.0, 0.05)), -1.0, "upper").status == CONSISTENT
+    # growing faster than predicted → inconsistent, unless it stays below the bound at C = 1 (pre-asymptotic)
+    grow = loglog_slope(X, _noisy(3.0, 0.05))
+    assert exponent_verdict(grow, 2.0, "upper").status == INCONSISTENT
+    assert exponent_verdict(grow, 2.0, "upper", ratio_max=0.1).status == INCONCLUSIVE
+
+
+def test_noisy_data_too_wide_is_inconclusive():
+    fit = loglog_slope(X[:4], _noisy(-1.0, 3.0)[:, :4], seed=1)
+    assert exponent_verdict(fit, -1.0).status == INCONCLUSIVE
+
+
+def test_one_constant_rule():
+    bound = 5.0 / X
+    assert one_constant_verdict(bound, 0.3 * bound * (1 + 0.01 * np.sin(X))).status == CONSISTENT
+    slow = 10.0 * X**-0.3  # above the bound at the large-x end and falling slower
+    v = one_constant_verdict(bound, slow)
+    assert v.status == INCONSISTENT and v.evidence["C"] > 1
+    assert one_constant_verdict(np.full(8, 2.0), np.ones(8)).status == INCONCLUSIVE
+
+
+def test_nnls_recovers_hidden_constants():
+    terms = {"a": 1.0 / X, "b": np.full(X.size, 0.01), "c": X**-0.5}
+    y = 2.0 * terms["a"] + 0.5 * terms["b"]
+    fit = nnls_terms(terms, y)
+    assert fit.coefficients["a"] == pytest.approx(2.0, rel=1e-6)
+    assert fit.coefficients["b"] == pytest.approx(0.5, rel=1e-6)
+    assert fit.coefficients["c"] == pytest.approx(0.0, abs=1e-9) and fit.rel_residual < 1e-9
+
+
+def test_contraction_and_floor():
+    t = np.arange(60)
+    y = 5.0 * 0.8**t + 1e-3
+    c = contraction(y[None, :], 0, 25)
+    assert abs(c.factor - 0.8) < 0.01 and linear_verdict(c).status == CONSISTENT
+    f = floor((5.0 * 0.5**t + 1e-3)[None, :])  # transient 0.5^45 ≈ 3e-14 by the tail
+    assert f.value == pytest.approx(1e-3, rel=1e-3) and f.stationary
+    falling = floor((1.0 / (t + 1))[None, :])
+    assert not falling.stationary
+
+
+def test_inequality_verdict():
+    assert inequality_verdict(np.array([1.0, 2.0]), np.array([3.0, 2.5]), ["a", "b"]).status == CONSISTENT
+    v = inequality_verdict(np.array([1.0, 2.0]), np.array([3.0, 1.5]), ["a", "b"])
+    assert v.status == INCONSISTENT and "b" in v.reason
+
+
+def test_bad_input_named():
+    with pytest.raises(ValueError, match="at least 3"):
+        loglog_slope(np.array([1.0, 2.0]), np.array([1.0, 2.0]))
+    with pytest.raises(ValueError, match="> 0"):
+        loglog_slope(X, -np.ones(8))

@@ -1,0 +1,65 @@
+"""The theorem experiments: which sweep validates which theorem (``fcocheck validate``)."""
+
+from __future__ import annotations
+
+from verify.experiments import fco, others
+from verify.experiments.base import Experiment, Result
+
+_ALL = (
+    Experiment(
+        "fco-eq-4.5", "fco-eq-4.5", "dual shadow identity (FedDualAvg holds, FedMiD fails)", fco.eq_4_5
+    ),
+    Experiment("fco-lemma-4.4", "fco-lemma-4.4", "Lemma 4.4 with constant 1, slack per run", fco.lemma_4_4),
+    Experiment("fco-lemma-4.5-K-noise", "fco-lemma-4.5", "discrepancy ∝ K at ζ = 0", fco.lemma_4_5_K_noise),
+    Experiment(
+        "fco-lemma-4.5-K-hetero", "fco-lemma-4.5", "discrepancy ∝ K² at σ = 0", fco.lemma_4_5_K_hetero
+    ),
+    Experiment("fco-lemma-4.5-eta", "fco-lemma-4.5", "discrepancy ∝ η_c²", fco.lemma_4_5_eta),
+    Experiment("fco-4.3-floor-zeta", "fco-4.3", "steady state vs ζ (≲ η_c²LK²ζ²)", fco.floor_zeta),
+    Experiment("fco-4.3-floor-K", "fco-4.3", "steady state vs K (≲ η_c²LK²ζ²)", fco.floor_K),
+    Experiment("fco-4.3-variance-M", "fco-4.3", "steady state ∝ η_c σ²/M at ζ = 0", fco.variance_M),
+    Experiment("fco-4.3-tuned-R", "fco-4.3", "Φ(ŵ) − Φ* vs R at the tuned η_c, rate (4.4)", fco.tuned_R),
+    Experiment(
+        "fco-4.2-rounds",
+        "fco-4.2",
+        "bounded-gradient instance, Φ(ŵ) − Φ* vs R, rate (4.3)",
+        fco.thm_4_2_rounds,
+    ),
+    Experiment(
+        "fco-4.1-minibatch",
+        "fco-4.1",
+        "small η_c: FedMiD/FedDualAvg vs minibatch with batch MK",
+        fco.thm_4_1_minibatch,
+    ),
+    Experiment("fedcanon-floor-b", "fedcanon-1", "floor ∝ σ²/b", others.fedcanon_floor_b),
+    Experiment(
+        "fedcanon-floor-lambda", "fedcanon-1", "floor → 0 as λ → 0, ∝ (λB_r)²", others.fedcanon_floor_lambda
+    ),
+    Experiment(
+        "fedcanon-transient", "fedcanon-1", "running mean of ‖G‖² falls like 1/T", others.fedcanon_transient
+    ),
+    Experiment(
+        "fedcanon-pl-linear", "fedcanon-2", "linear contraction under proximal PL", others.fedcanon_pl
+    ),
+    Experiment("svrg-contraction", "svrg-5", "SVRG contraction vs m and h", others.svrg_contraction),
+)
+
+EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in _ALL}
+
+
+def select(name: str) -> list[Experiment]:
+    """``all``, one experiment, or every experiment of one theorem."""
+    if name == "all":
+        return list(_ALL)
+    if name in EXPERIMENTS:
+        return [EXPERIMENTS[name]]
+    chosen = [e for e in _ALL if e.theorem == name]
+    if not chosen:
+        raise KeyError(
+            f"validate {name!r}: the rule is 'all', a theorem ({sorted({e.theorem for e in _ALL})}) or an "
+            f"experiment ({sorted(EXPERIMENTS)})"
+        )
+    return chosen
+
+
+__all__ = ["EXPERIMENTS", "Experiment", "Result", "select"]

@@ -1,0 +1,108 @@
+"""A theorem experiment: a small sweep design, its measurements, its checks and their verdicts.
+
+Each experiment names the theorem it checks, what varies, what is measured and which numeric
+rule of ``rates.verdict`` decides.  ``quick`` designs keep every experiment to a few seconds on
+2 cores; full designs widen the sweeps and add seeds.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rates.verdict import Verdict, combine
+from solvers.engine.run import run
+from solvers.engine.trace import Trace
+from solvers.problem import Problem
+
+
+@dataclass
+class Result:
+    """What one experiment measured and concluded."""
+
+    name: str
+    theorem: str
+    design: str
+    measured: dict[str, Any]
+    checks: list[Verdict]
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        """The combined verdict of the checks (``rates.verdict.combine``)."""
+        return combine(self.checks)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "name": self.name,
+            "theorem": self.theorem,
+            "status": self.status,
+            "design": self.design,
+            "measured": _plain(self.measured),
+            "checks": [_plain(c.as_dict()) for c in self.checks],
+            "seconds": self.seconds,
+            "notes": self.notes,
+        }
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A registered experiment: ``body(quick, seed) -> Result``."""
+
+    name: str
+    theorem: str
+    summary: str
+    body: Callable[[bool, int], Result]
+
+    def __call__(self, quick: bool = True, seed: int = 0) -> Result:
+        """Run it and time it."""
+        start = time.perf_counter()
+        res = self.body(quick, seed)
+        res.seconds = time.perf_counter() - start
+        return res
+
+
+def runs(
+    algorithm: str,
+    problem: Problem,
+    hp: dict[str, Any],
+    rounds: int,
+    oracle: str,
+    seeds: list[int],
+    reference: Any,
+    record: str = "round",
+) -> list[Trace]:
+    """One trace per seed; a diverged run is kept (its metrics end early) and flagged by the caller."""
+    return [
+        run(algorithm, problem, hp, rounds=rounds, oracle=oracle, seed=s, reference=reference, record=record)
+        for s in seeds
+    ]
+
+
+def seeds_for(quick: bool, seed: int, quick_n: int, full_n: int) -> list[int]:
+    """The seeds of a design: ``seed, seed+1, …``."""
+    return list(range(seed, seed + (quick_n if quick else full_n)))
+
+
+def tail_mean(arr: np.ndarray, tail: float = 0.25) -> float:
+    """Mean of the last ``tail`` fraction of a curve (a steady-state value)."""
+    arr = np.asarray(arr, dtype=float)
+    return float(arr[int(np.floor(arr.size * (1 - tail))) :].mean())
+
+
+def _plain(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_plain(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _plain(x.tolist())
+    if isinstance(x, np.generic):
+        return x.item()
+    return x

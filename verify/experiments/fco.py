@@ -1,0 +1,346 @@
+"""Theorem experiments for the FCO paper: eq. 4.5, Lemmas 4.4–4.5, Theorems 4.1–4.3 (SPEC §6)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from rates import algebra
+from rates.catalog import EQ_4_5, LEMMA_4_4, LEMMA_4_5, THM_4_1, THM_4_2, THM_4_3
+from rates.fit import loglog_slope
+from rates.symbols import BY_NAME
+from rates.verdict import (
+    CONSISTENT,
+    INCONSISTENT,
+    Verdict,
+    exponent_verdict,
+    inequality_verdict,
+    one_constant_verdict,
+)
+from solvers.constants import compute_constants
+from solvers.regularizers import L1
+from verify.experiments.base import Result, runs, seeds_for, tail_mean
+from verify.experiments.instances import named, quadratics
+
+IDENTITY_TOL = 1e-12
+
+
+def _shadow_residual(trace, eta_c: float) -> float:
+    z, g = trace["dual_shadow"], trace["grad_avg"]
+    resid = z[:, 1:] - (z[:, :-1] - eta_c * g)
+    return float(np.abs(resid).max() / max(np.abs(z).max(), 1e-300))
+
+
+def eq_4_5(quick: bool, seed: int) -> Result:
+    """z̄_{r,k+1} = z̄_{r,k} − η_c ḡ_{r,k} to rounding for FedDualAvg; not for FedMiD."""
+    p, ref = quadratics(1.0, lam=0.1)
+    eta, K, R = 0.05, 5, 10 if quick else 40
+    hp = {"eta_c": eta, "local_steps": K}
+    da = runs("feddualavg", p, hp, R, "gaussian:0.5", [seed], ref, record="step")[0]
+    md = runs("fedmid", p, hp, R, "gaussian:0.5", [seed], ref, record="step")[0]
+    r_da, r_md = _shadow_residual(da, eta), _shadow_residual(md, eta)
+    checks = [
+        Verdict(
+            CONSISTENT if r_da <= IDENTITY_TOL else INCONSISTENT,
+            "identity",
+            f"FedDualAvg: max relative residual {r_da:.2e} (rule ≤ {IDENTITY_TOL:g})",
+            {"residual": r_da},
+        ),
+        Verdict(
+            CONSISTENT if r_md > 1e3 * IDENTITY_TOL else INCONSISTENT,
+            "non-identity",
+            f"FedMiD (Remark after Lemma 4.4: must fail): residual {r_md:.2e} "
+            f"(rule > {1e3 * IDENTITY_TOL:g})",
+            {"residual": r_md},
+        ),
+    ]
+    return Result(
+        "fco-eq-4.5",
+        EQ_4_5.name,
+        f"quadratics ζ=1, λ=0.1, η_c={eta}, K={K}, R={R}, gaussian σ=0.5",
+        {"residual_feddualavg": r_da, "residual_fedmid": r_md},
+        checks,
+    )
+
+
+def lemma_4_4(quick: bool, seed: int) -> Result:
+    """Lemma 4.4 with constant 1, run by run: Φ(ŵ) − Φ* ≤ B/(η_c K R) + η_c σ²/M + overhead."""
+    seeds = seeds_for(quick, seed, 3, 8)
+    R = 30 if quick else 100
+    grid = [(K, eta, sig, z) for K in (2, 8) for eta in (0.02, 0.2) for sig in (0.0, 1.0) for z in (1.0, 8.0)]
+    if quick:
+        grid = grid[::2]
+    lhs, rhs, labels, rows = [], [], [], []
+    for K, eta, sig, z in grid:
+        p, ref = quadratics(z, lam=0.05, assumption2=False)
+        B = 0.5 * float(np.sum((ref.w - p.zero()) ** 2))
+        trs = runs(
+            "feddualavg",
+            p,
+            {"eta_c": eta, "local_steps": K},
+            R,
+            f"gaussian:{sig}" if sig else "exact",
+            seeds if sig else seeds[:1],
+            ref,
+        )
+        left = float(np.mean([t["gap_avg"][-1] for t in trs]))
+        over = float(np.mean([t["discrepancy_overhead"][-1] for t in trs]))
+        right = B / (eta * K * R) + eta * sig**2 / p.M + over
+        lhs.append(left), rhs.append(right), labels.append(f"K={K},η={eta},σ={sig},ζ={z}")
+        rows.append({"run": labels[-1], "lhs": left, "rhs": right, "overhead": over, "slack": right / left})
+    v = inequality_verdict(np.array(lhs), np.array(rhs), labels)
+    return Result(
+        "fco-lemma-4.4",
+        LEMMA_4_4.name,
+        f"FedDualAvg on Euclidean quadratics (L=1), R={R}, "
+        f"{len(seeds)} seeds when σ>0; LHS = Φ(ŵ of eq. 4.2) − Φ*; overhead measured",
+        {"runs": rows},
+        [v],
+    )
+
+
+def _lemma_4_5_curve(xs, make_hp, zeta, sigma, seeds, R):
+    p, ref = quadratics(zeta, lam=0.05)
+    Y = np.empty((len(seeds) if sigma else 1, len(xs)))
+    for j, x in enumerate(xs):
+        trs = runs(
+            "feddualavg",
+            p,
+            make_hp(x),
+            R,
+            f"gaussian:{sigma}" if sigma else "exact",
+            seeds if sigma else seeds[:1],
+            ref,
+            record="step",
+        )
+        for i, t in enumerate(trs):
+            Y[i, j] = float(np.mean(t["discrepancy_steps"][:, -1]))
+    return Y
+
+
+def _lemma_4_5(name: str, what: str, quick: bool, seed: int) -> Result:
+    seeds = seeds_for(quick, seed, 3, 8)
+    R = 5 if quick else 20
+    if what == "eta":
+        xs = [1e-4, 3e-4, 1e-3, 3e-3, 1e-2]
+        Y = _lemma_4_5_curve(xs, lambda e: {"eta_c": e, "local_steps": 16}, 1.0, 1.0, seeds, R)
+        p_exp, design = 2.0, "K=16, ζ=1, σ=1, η_c ∈ 1e-4…1e-2"
+    else:
+        xs = [8, 16, 32, 64] if quick else [8, 16, 32, 64, 128]
+        zeta, sigma = (0.0, 1.0) if what == "K-noise" else (1.0, 0.0)
+        Y = _lemma_4_5_curve(xs, lambda k: {"eta_c": 1e-3, "local_steps": k}, zeta, sigma, seeds, R)
+        p_exp = float(
+            algebra.exponent(
+                LEMMA_4_5.term("variance" if what == "K-noise" else "heterogeneity"), BY_NAME["K"]
+            )
+        )
+        design = f"η_c=1e-3, ζ={zeta}, σ={sigma}, K ∈ {xs}"
+    fit = loglog_slope(np.array(xs, dtype=float), Y, seed=seed)
+    v = exponent_verdict(fit, p_exp, "two-sided")
+    return Result(
+        name,
+        LEMMA_4_5.name,
+        f"FedDualAvg on Assumption-2 quadratics (h = ½wᵀQw/‖Q‖), {design}, R={R}; "
+        "discrepancy at the last local step, averaged over rounds",
+        {"x": xs, "discrepancy": Y.mean(0)},
+        [v],
+    )
+
+
+def lemma_4_5_K_noise(quick: bool, seed: int) -> Result:
+    """Discrepancy ∝ K at ζ = 0 (the η_c²Kσ² term)."""
+    return _lemma_4_5("fco-lemma-4.5-K-noise", "K-noise", quick, seed)
+
+
+def lemma_4_5_K_hetero(quick: bool, seed: int) -> Result:
+    """Discrepancy ∝ K² at σ = 0 (the η_c²K²ζ² term)."""
+    return _lemma_4_5("fco-lemma-4.5-K-hetero", "K-hetero", quick, seed)
+
+
+def lemma_4_5_eta(quick: bool, seed: int) -> Result:
+    """Discrepancy ∝ η_c²."""
+    return _lemma_4_5("fco-lemma-4.5-eta", "eta", quick, seed)
+
+
+def _floor_sweep(name: str, vary: str, quick: bool, seed: int) -> Result:
+    eta, R = 0.05, 200 if quick else 600
+    if vary == "zeta":
+        xs = [float(x) for x in np.geomspace(4.0, 256.0, 13)]
+        cfg = [(z, 10) for z in xs]
+    else:
+        xs = [2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
+        cfg = [(16.0, int(k)) for k in xs]
+    y, bound = [], []
+    for z, K in cfg:
+        p, ref = quadratics(z, lam=0.1)
+        t = runs("feddualavg", p, {"eta_c": eta, "local_steps": K}, R, "exact", [seed], ref)[0]
+        y.append(max(tail_mean(t["gap"]), 1e-300))
+        bound.append(eta**2 * 1.0 * K**2 * z**2)
+    y, bound = np.array(y), np.array(bound)
+    half = len(xs) // 2  # the theorem's regime is the large-x end: fit the upper half of the sweep
+    fit = loglog_slope(np.array(xs)[half:], y[half:], seed=seed)
+    v = exponent_verdict(fit, 2.0, "upper", ratio_max=float(np.max(y / bound)))
+    return Result(
+        name,
+        THM_4_3.name,
+        f"FedDualAvg, σ=0, η_c={eta}, λ=0.1, R={R}; steady state = tail mean of "
+        f"Φ(w_r) − Φ*; vary {vary} ∈ {xs} (slope fitted on the upper half); bound term η_c²LK²ζ²",
+        {"x": xs, "floor": y, "bound_term": bound},
+        [v],
+        notes=[
+            "With a common Hessian (Assumption 2 forces ∇F_m − ∇F to be constant when dom ψ = ℝ^d) and "
+            "ψ = 0, FedDualAvg is exactly centralised dual averaging: the floor comes only from the "
+            "nonlinearity of ∇(h + tψ)*, and is far below η_c²LK²ζ²."
+        ],
+    )
+
+
+def floor_zeta(quick: bool, seed: int) -> Result:
+    """Thm 4.3: steady-state error vs ζ (bound term ∝ ζ²)."""
+    return _floor_sweep("fco-4.3-floor-zeta", "zeta", quick, seed)
+
+
+def floor_K(quick: bool, seed: int) -> Result:
+    """Thm 4.3: steady-state error vs K (bound term ∝ K²)."""
+    return _floor_sweep("fco-4.3-floor-K", "K", quick, seed)
+
+
+def variance_M(quick: bool, seed: int) -> Result:
+    """Thm 4.3 at ζ = 0: steady-state error ∝ η_c σ²/M."""
+    seeds = seeds_for(quick, seed, 3, 8)
+    eta, K, R = 0.2, 2, 150 if quick else 400
+    xs = [2, 4, 8, 16, 32]
+    Y = np.empty((len(seeds), len(xs)))
+    full, ref = quadratics(0.0, lam=0.01, clients=max(xs))
+    for j, M in enumerate(xs):
+        p = _first_clients(full, M)  # ζ = 0: every client holds the same F, so F and w* do not change with M
+        for i, t in enumerate(
+            runs("feddualavg", p, {"eta_c": eta, "local_steps": K}, R, "gaussian:1.0", seeds, ref)
+        ):
+            Y[i, j] = tail_mean(t["gap"], 0.5)
+    fit = loglog_slope(np.array(xs, dtype=float), Y, seed=seed)
+    v = exponent_verdict(fit, -1.0, "two-sided")
+    return Result(
+        "fco-4.3-variance-M",
+        THM_4_3.name,
+        f"FedDualAvg, ζ=0, σ=1, η_c={eta}, K={K}, R={R}, "
+        f"{len(seeds)} seeds; steady state = mean of Φ(w_r) − Φ* over the last half; M ∈ {xs}",
+        {"x": xs, "floor": Y.mean(0)},
+        [v],
+    )
+
+
+def _first_clients(p, M: int):
+    return replace(p, Q=p.Q[:M].copy(), c=p.c[:M].copy(), weights=np.full(M, 1.0 / M))
+
+
+def _tuned_eta(thm, values: dict[str, float]) -> float:
+    step = algebra.tuning_constants(thm).step
+    return float(step.subs({BY_NAME[k]: v for k, v in values.items()}))
+
+
+def tuned_R(quick: bool, seed: int) -> Result:
+    """Thm 4.3's tuned rate (4.4) vs R at the closed-form tuned η_c."""
+    seeds = seeds_for(quick, seed, 3, 8)
+    p, ref = quadratics(1.0, lam=0.01)
+    B = float(p.h.bregman(ref.w, p.zero()))
+    K, sig = 5, 0.5
+    xs = [10, 20, 40, 80] if quick else [10, 20, 40, 80, 160, 320]
+    Y, rate, etas = np.empty((len(seeds), len(xs))), [], []
+    for j, R in enumerate(xs):
+        vals = {"L": 1.0, "B": B, "sigma": sig, "zeta": 1.0, "M": p.M, "K": K, "R": R}
+        eta = _tuned_eta(THM_4_3, vals)
+        etas.append(eta)
+        rate.append(sum(THM_4_3.values("tuned", **vals).values()))
+        for i, t in enumerate(
+            runs("feddualavg", p, {"eta_c": eta, "local_steps": K}, R, f"gaussian:{sig}", seeds, ref)
+        ):
+            Y[i, j] = t["gap_avg"][-1]
+    v = one_constant_verdict(np.array(rate), Y, seed=seed)
+    return Result(
+        "fco-4.3-tuned-R",
+        THM_4_3.name,
+        f"FedDualAvg on Assumption-2 quadratics, ζ=1, σ={sig}, K={K}, "
+        f"M={p.M}, B={B:.3g}; η_c = η*(R) of rates.algebra; Φ(ŵ) − Φ* vs the tuned rate (4.4)",
+        {"R": xs, "eta_c": etas, "gap_hat": Y.mean(0), "tuned_rate": rate},
+        [v],
+    )
+
+
+def thm_4_2_rounds(quick: bool, seed: int) -> Result:
+    """Thm 4.2 on a bounded-gradient (ℓ2-ball constrained logistic) instance: error vs R at tuned η_c."""
+    p, ref = named("constrained-logistic", ball="l2", radius=2.0, clients=8, samples=32, d=20)
+    c = compute_constants(p, ref.w)
+    K = 10
+    xs = [10, 40, 160, 640] if quick else [10, 40, 160, 640, 2560]
+    y, rate, etas = [], [], []
+    for R in xs:
+        vals = {"L": c.L, "B": c.B, "sigma": 1e-300, "G": c.G, "M": p.M, "K": K, "R": R}
+        eta = _tuned_eta(THM_4_2, vals)
+        etas.append(eta)
+        rate.append(sum(THM_4_2.values("tuned", **vals).values()))
+        y.append(
+            runs("feddualavg", p, {"eta_c": eta, "local_steps": K}, R, "exact", [seed], ref)[0]["gap_avg"][-1]
+        )
+    v = one_constant_verdict(np.array(rate), np.array(y), seed=seed)
+    return Result(
+        "fco-4.2-rounds",
+        THM_4_2.name,
+        f"FedDualAvg on ℓ2-ball logistic (G={c.G:.3g} {c.G_kind}, "
+        f"L={c.L:.3g}, B={c.B:.3g}), exact gradients, K={K}; η_c = η*(R); Φ(ŵ) − Φ* vs rate (4.3)",
+        {"R": xs, "eta_c": etas, "gap_hat": y, "tuned_rate": rate},
+        [v],
+    )
+
+
+def thm_4_1_minibatch(quick: bool, seed: int) -> Result:
+    """Thm 4.1: at small η_c (η_s η_c K fixed) FedMiD/FedDualAvg follow minibatch PGM/DA with batch MK."""
+    p, ref = quadratics(1.0, lam=0.05, assumption2=False)
+    K, R, step = 5, 30 if quick else 100, 0.5
+    xs = [1e-1, 1e-2, 1e-3]
+    checks, measured = [], {}
+    for fed, seq in (("fedmid", "pgm"), ("feddualavg", "dual-averaging")):
+        ref_tr = runs(seq, p, {"eta": step, "local_steps": K}, R, "exact", [seed], ref)[0]
+        devs = []
+        for x in xs:
+            eta_c = x / K
+            t = runs(
+                fed,
+                p,
+                {"eta_c": eta_c, "eta_s": step / (eta_c * K), "local_steps": K},
+                R,
+                "exact",
+                [seed],
+                ref,
+            )[0]
+            devs.append(float(np.linalg.norm(t.final_w - ref_tr.final_w) / np.linalg.norm(ref_tr.final_w)))
+        measured[fed] = {
+            "eta_c_K_L": xs,
+            "relative_deviation": devs,
+            "gap_sequential": float(ref_tr["gap"][-1]),
+        }
+        if fed == "fedmid":
+            p2 = replace(p, regularizer=L1(2 * p.regularizer.lam))
+            twice = runs(seq, p2, {"eta": step, "local_steps": K}, R, "exact", [seed], False)[0]
+            measured[fed]["relative_deviation_from_pgm_on_F+2psi"] = float(
+                np.linalg.norm(t.final_w - twice.final_w) / np.linalg.norm(twice.final_w)
+            )
+        fit = loglog_slope(np.array(xs), np.array(devs), seed=seed)
+        checks.append(exponent_verdict(fit, 1.0, "two-sided"))
+    return Result(
+        "fco-4.1-minibatch",
+        THM_4_1.name,
+        f"quadratics ζ=1, λ=0.05, exact gradients, K={K}, R={R}, "
+        f"η_s η_c K = {step}; deviation of the final iterate from minibatch PGM (FedMiD) / dual "
+        "averaging (FedDualAvg) with step η_s η_c K, vs η_c K L",
+        measured,
+        checks,
+        notes=[
+            "FedMiD as printed (Alg. 2) applies ψ in every client step and again at the server; with "
+            "η_s = Θ(1/(η_c K L)) the client proxes add up to the server's, so at small η_c FedMiD follows "
+            "minibatch PGM on F + 2ψ (see relative_deviation_from_pgm_on_F+2psi), not on F + ψ.",
+            "Predicted exponent 1 is the toolkit's first-order expansion in η_c of 'sufficiently small "
+            "η_c' (the paper states the limit, not the order).",
+        ],
+    )

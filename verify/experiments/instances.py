@@ -1,0 +1,38 @@
+"""The instances the theorem experiments run on, with their certified optima (cached per process)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from solvers.generators import generate
+from solvers.problem import Problem
+from solvers.reference import reference_solve
+from solvers.reference.solve import ReferenceSolution
+
+
+@lru_cache(maxsize=64)
+def quadratics(
+    zeta: float, lam: float = 0.01, clients: int = 8, assumption2: bool = True, seed: int = 0
+) -> tuple[Problem, ReferenceSolution]:
+    """FCO Assumption 2 instance: common diagonal Q (spectrum 0.1…1, so L = 1), ζ exact, ψ = λ‖·‖₁.
+
+    ``assumption2`` uses h(w) = ½wᵀ(Q/‖Q‖₂)w, the norm of Assumption 2(c); otherwise Euclidean h.
+    """
+    p = generate(
+        "quadratics",
+        seed=seed,
+        clients=clients,
+        d=20,
+        zeta=zeta,
+        lam=lam,
+        diagonal=assumption2,
+        mirror="diagonal" if assumption2 else "euclidean",
+    )
+    return p, reference_solve(p)
+
+
+@lru_cache(maxsize=8)
+def named(name: str, **params) -> tuple[Problem, ReferenceSolution]:
+    """A generator instance with its reference solution."""
+    p = generate(name, **params)
+    return p, reference_solve(p)
