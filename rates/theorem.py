@@ -99,8 +99,8 @@ class Theorem:
         return out
 
     def values(self, which: str = "terms", **values: float) -> dict[str, float]:
-        """Each term's numeric value at ``values`` (symbol name → number)."""
-        subs = _subs(values)
+        """Each term's numeric value at ``values`` (symbol name → number), every free constant set to 1."""
+        subs = {**dict.fromkeys(self.constants, 1.0), **_subs(values)}
         pairs = self.terms if which == "terms" else self.tuned_terms
         return {k: float(sp.N(t.subs(subs))) for k, t in pairs}
 

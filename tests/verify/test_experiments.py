@@ -27,6 +27,22 @@ def test_quick_experiments_give_verdicts_with_numbers(name):
     json.dumps(res.as_dict())
 
 
+def test_every_quick_experiment_runs_to_a_verdict():
+    for exp in EXPERIMENTS.values():
+        res = exp(quick=True, seed=0)
+        assert all(c.rule != "error" for c in res.checks), (exp.name, [c.reason for c in res.checks])
+
+
+def test_a_raising_experiment_is_recorded_not_fatal():
+    from verify.experiments.base import Experiment
+
+    def boom(quick, seed):
+        raise ValueError("planted")
+
+    res = Experiment("x", "fco-4.2", "planted failure", boom)(quick=True)
+    assert res.status == "inconclusive" and "planted" in res.checks[0].reason
+
+
 def test_fedmid_small_step_limit_is_pgm_on_twice_psi():
     res = EXPERIMENTS["fco-4.1-minibatch"](quick=True, seed=0)
     fm = res.measured["fedmid"]

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from rates.verdict import Verdict, combine
+from rates.verdict import INCONCLUSIVE, Verdict, combine
 from solvers.engine.run import run
 from solvers.engine.trace import Trace
 from solvers.problem import Problem
@@ -63,7 +63,11 @@ class Experiment:
     def __call__(self, quick: bool = True, seed: int = 0) -> Result:
         """Run it and time it."""
         start = time.perf_counter()
-        res = self.body(quick, seed)
+        try:
+            res = self.body(quick, seed)
+        except Exception as exc:  # one broken experiment is a recorded result, not the end of `validate all`
+            why = f"the experiment raised {type(exc).__name__}: {exc}"
+            res = Result(self.name, self.theorem, self.summary, {}, [Verdict(INCONCLUSIVE, "error", why)])
         res.seconds = time.perf_counter() - start
         return res
 

@@ -86,7 +86,8 @@ def lemma_4_4(quick: bool, seed: int) -> Result:
         )
         left = float(np.mean([t["gap_avg"][-1] for t in trs]))
         over = float(np.mean([t["discrepancy_overhead"][-1] for t in trs]))
-        right = B / (eta * K * R) + eta * sig**2 / p.M + over
+        # the overhead recorded by the engine is already L·D_disc (L = 1 here)
+        right = sum(LEMMA_4_4.values(B=B, eta_c=eta, K=K, R=R, sigma=sig, M=p.M, L=1.0, D_disc=over).values())
         lhs.append(left), rhs.append(right), labels.append(f"K={K},η={eta},σ={sig},ζ={z}")
         rows.append({"run": labels[-1], "lhs": left, "rhs": right, "overhead": over, "slack": right / left})
     v = inequality_verdict(np.array(lhs), np.array(rhs), labels)
@@ -176,7 +177,11 @@ def _floor_sweep(name: str, vary: str, quick: bool, seed: int) -> Result:
         p, ref = quadratics(z, lam=0.1)
         t = runs("feddualavg", p, {"eta_c": eta, "local_steps": K}, R, "exact", [seed], ref)[0]
         y.append(max(tail_mean(t["gap"]), 1e-300))
-        bound.append(eta**2 * 1.0 * K**2 * z**2)
+        bound.append(
+            float(
+                THM_4_3.values(eta_c=eta, L=1.0, K=K, zeta=z, B=1.0, R=1.0, M=1.0, sigma=0.0)["heterogeneity"]
+            )
+        )
     y, bound = np.array(y), np.array(bound)
     half = len(xs) // 2  # the theorem's regime is the large-x end: fit the upper half of the sweep
     fit = loglog_slope(np.array(xs)[half:], y[half:], seed=seed)

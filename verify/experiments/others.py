@@ -51,7 +51,13 @@ def fedcanon_floor_lambda(quick: bool, seed: int) -> Result:
     half = len(xs) // 2  # the claim's regime is λ → 0: fit the lower half against 1/λ
     fit = loglog_slope(1.0 / np.array(xs[:half]), y[:half], seed=seed)
     d = 20
-    ratio = float(np.max(y / (np.array(xs) ** 2 * d)))
+    reg = [
+        FEDCANON_1.values(**{"lambda": lam}, B_r=np.sqrt(d), Delta_0=1.0, eta_g=1.0, T=1.0, sigma=0.0, b=1.0)[
+            "regulariser"
+        ]
+        for lam in xs
+    ]
+    ratio = float(np.max(y / np.array(reg)))
     vanish = Verdict(
         CONSISTENT if zero <= 1e-3 * y[0] else INCONSISTENT,
         "limit",
@@ -138,7 +144,7 @@ def svrg_contraction(quick: bool, seed: int) -> Result:
 
     cm = np.array([factor(h0, m) for m in ms])
     ch = np.array([factor(h, 2 * n) for h in hs])
-    bound_m = np.array([1 / (c0.mu * m * h0) + Ls * h0 for m in ms])
+    bound_m = np.array([sum(SVRG_5.values(mu=c0.mu, m=m, h=h0, L=Ls).values()) for m in ms])
     fit = loglog_slope(np.array(ms, dtype=float), cm, seed=seed)
     ok = np.isfinite(ch)
     terms = {
