@@ -140,6 +140,8 @@ class Algorithm:
             run on the problem (no sample data, no exact local solver, outside its class).
         exact_oracle: the algorithm draws its own samples (or is deterministic): the run's
             oracle must be ``exact``.
+        solves_composite: whether the method targets Φ = F + ψ (False: it ignores ψ as
+            published — FedAvg, SCAFFOLD, Scaffnew — and is checked on ψ = 0 only).
 
     """
 
@@ -155,6 +157,7 @@ class Algorithm:
     uses_prox: bool = True
     check_problem: Callable[[Problem, Any], None] | None = None
     exact_oracle: bool = False
+    solves_composite: bool = True
 
     @property
     def doc(self) -> str:

@@ -1,0 +1,18 @@
+"""Every invariant of the toolkit: ``INVARIANTS`` (name → ``Invariant``), ``get(name)``."""
+
+from __future__ import annotations
+
+from verify.invariants import controls, fco, oracles, reductions, seed004
+from verify.invariants.base import Invariant, expected
+
+INVARIANTS: dict[str, Invariant] = {
+    inv.name: inv for module in (seed004, fco, controls, reductions, oracles) for inv in module.INVARIANTS
+}
+
+
+def for_algorithm(name: str) -> list[Invariant]:
+    """The invariants that concern registry entry ``name``."""
+    return [inv for inv in INVARIANTS.values() if name in inv.algorithms]
+
+
+__all__ = ["INVARIANTS", "Invariant", "expected", "for_algorithm"]

@@ -1,0 +1,149 @@
+"""Reductions between algorithms (DESIGN 9): two methods, one sequence of iterates.
+
+* FedCanon with ψ = 0 is SCAFFOLD (Option II) with c_i(FedCanon) = c − c_i(SCAFFOLD) and
+  η_g(FedCanon) = η_g(SCAFFOLD)·η_l·K (BASELINES.md);
+* FedADMM is FedDR with α = 1 (y_i = x̄ − ηz_i; BASELINES.md);
+* FedCanon II produces FedCanon's iterates (seed 003 Alg. 2);
+* FedMiD, FedDualAvg and their OSP variants with ψ = 0 and Euclidean h are FedAvg (FCO §3);
+* K = 1, η_s = 1: FedDualAvg is dual averaging (2.4), FedMiD-OSP is PGM (2.1) (FCO §3.1).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from hypothesis import strategies as st
+
+from verify.evidence import Evidence
+from verify.invariants.base import Invariant, guarded, same_iterates, trace_of
+from verify.optimum import optimum
+from verify.strategies import Case, instance_specs
+
+ROUNDS = 5
+
+
+@st.composite
+def _stochastic(draw, psi: tuple[str, ...], K: tuple[int, int] = (1, 4), sampling: bool = False) -> Case:
+    spec = draw(instance_specs("general", psi))
+    L = optimum(spec).L_max
+    hp = {
+        "eta": draw(st.sampled_from([0.25, 0.1])) / L,
+        "K": draw(st.integers(*K)),
+        "eta_g": draw(st.sampled_from([1.0, 0.7])),
+    }
+    P = draw(st.integers(1, spec.M)) if sampling else spec.M
+    return Case(
+        spec,
+        hp,
+        oracle=draw(st.sampled_from(["gaussian:0.3", "exact", "minibatch:1"])),
+        seed=draw(st.integers(0, 100)),
+        participation=None if P == spec.M else P,
+    )
+
+
+def canon_scaffold(case: Case) -> Evidence:
+    """FedCanon(ψ = 0) vs SCAFFOLD with the mapped η_g."""
+    eta, K, g = case.hp["eta"], case.hp["K"], case.hp["eta_g"]
+    a = trace_of("fedcanon", case, ROUNDS, hp={"eta_l": eta, "eta_g": g * eta * K, "local_steps": K})
+    b = trace_of("scaffold", case, ROUNDS, hp={"eta_l": eta, "eta_g": g, "local_steps": K})
+    return same_iterates("fedcanon=scaffold", a, b, f"FedCanon vs SCAFFOLD; {case.describe()}")
+
+
+def canon_two(case: Case) -> Evidence:
+    """FedCanon vs FedCanon II (same hyper-parameters, same samples)."""
+    hp = {"eta_l": case.hp["eta"], "local_steps": case.hp["K"]}
+    a, b = trace_of("fedcanon", case, ROUNDS, hp=hp), trace_of("fedcanon2", case, ROUNDS, hp=hp)
+    return same_iterates("fedcanon=fedcanon2", a, b, f"FedCanon vs FedCanon II; {case.describe()}")
+
+
+def admm_dr(case: Case) -> Evidence:
+    """FedADMM vs FedDR(α = 1), exact local proxes."""
+    hp = {"eta": case.hp["eta"] * 4, "local_solver": "exact"}
+    a = trace_of("fedadmm", case, ROUNDS, hp=hp)
+    b = trace_of("feddr", case, ROUNDS, hp={**hp, "alpha": 1.0})
+    return same_iterates("fedadmm=feddr", a, b, f"FedADMM vs FedDR(α=1); {case.describe()}", 1e-10)
+
+
+def to_fedavg(other: str):
+    """``other`` with ψ = 0 vs FedAvg."""
+
+    def check(case: Case) -> Evidence:
+        hp = {"eta_c": case.hp["eta"], "eta_s": case.hp["eta_g"], "local_steps": case.hp["K"]}
+        a, b = trace_of(other, case, ROUNDS, hp=hp), trace_of("fedavg", case, ROUNDS, hp=hp)
+        return same_iterates(f"{other}=fedavg", a, b, f"{other} vs FedAvg at ψ = 0; {case.describe()}")
+
+    return check
+
+
+def one_step(fed: str, seq: str):
+    """K = 1, η_s = 1, full participation: the federated method is its sequential method."""
+
+    def check(case: Case) -> Evidence:
+        case = dataclasses.replace(case, participation=None)
+        a = trace_of(fed, case, ROUNDS, hp={"eta_c": case.hp["eta"]})
+        b = trace_of(seq, case, ROUNDS, hp={"eta": case.hp["eta"]})
+        return same_iterates(f"{fed}=K1", a, b, f"{fed} (K=1) vs {seq}; {case.describe()}")
+
+    return check
+
+
+_ALL = ("zero", "l2sq", "l1")
+INVARIANTS = (
+    Invariant(
+        "fedcanon=scaffold",
+        "BASELINES.md; seed 003 §III",
+        "FedCanon with ψ = 0 is SCAFFOLD Option II",
+        ("fedcanon", "scaffold"),
+        "holds",
+        lambda: _stochastic(("zero",)),
+        guarded("fedcanon=scaffold", canon_scaffold),
+    ),
+    Invariant(
+        "fedcanon=fedcanon2",
+        "seed 003 Alg. 2",
+        "FedCanon II produces FedCanon's iterates",
+        ("fedcanon", "fedcanon2"),
+        "holds",
+        lambda: _stochastic(_ALL, sampling=True),
+        guarded("fedcanon=fedcanon2", canon_two),
+    ),
+    Invariant(
+        "fedadmm=feddr",
+        "BASELINES.md",
+        "FedADMM is FedDR with α = 1",
+        ("fedadmm", "feddr"),
+        "holds",
+        lambda: _stochastic(_ALL, sampling=True),
+        guarded("fedadmm=feddr", admm_dr),
+    ),
+    *(
+        Invariant(
+            f"{o}=fedavg",
+            "FCO §3 (ψ = 0, Euclidean h)",
+            f"{o} with ψ = 0 is FedAvg",
+            (o, "fedavg"),
+            "holds",
+            lambda: _stochastic(("zero",), sampling=True),
+            guarded(f"{o}=fedavg", to_fedavg(o)),
+        )
+        for o in ("fedmid", "fedmid-osp", "feddualavg", "feddualavg-osp")
+    ),
+    Invariant(
+        "feddualavg=K1",
+        "FCO §3.1, eq. (2.4)",
+        "K = 1, η_s = 1: FedDualAvg is dual averaging",
+        ("feddualavg", "dual-averaging"),
+        "holds",
+        lambda: _stochastic(_ALL, (1, 1)),
+        guarded("feddualavg=K1", one_step("feddualavg", "dual-averaging")),
+    ),
+    Invariant(
+        "fedmid-osp=K1",
+        "FCO §3.1, eq. (2.1)",
+        "K = 1, η_s = 1: FedMiD-OSP is PGM",
+        ("fedmid-osp", "pgm"),
+        "holds",
+        lambda: _stochastic(_ALL, (1, 1)),
+        guarded("fedmid-osp=K1", one_step("fedmid-osp", "pgm")),
+    ),
+)
