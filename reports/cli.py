@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reports import cli_run, cli_theory
+from reports import cli_check, cli_run, cli_theory
 from reports.cli_common import UsageError, load_problem, parse_params
 from solvers.constants import compute_constants
 from solvers.errors import CertificationError, FcocheckError
@@ -103,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_solve)
     cli_run.add_parsers(sub)
     cli_theory.add_parsers(sub)
+    cli_check.add_parsers(sub)
     return parser
 
 

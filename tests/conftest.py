@@ -15,3 +15,4 @@ settings.register_profile(
     "thorough", max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("FCOCHECK_HYPOTHESIS_PROFILE", "ci"))
+pytest_plugins = ["pytester"]

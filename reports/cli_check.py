@@ -1,0 +1,128 @@
+"""``fcocheck check``: the conformance matrix (invariants and properties (A)–(D)).
+
+Exit 0 when every invariant comes out as proved (properties may legitimately fail), 1 naming
+the broken invariants otherwise, 2 on bad input.  Each finished cell is appended to
+``OUT/check.jsonl`` at once, so an interrupted check keeps what it finished.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from reports.cli_common import UsageError
+from solvers import algorithms
+from solvers.errors import FcocheckError
+from verify.conformance import Cell, Conformance, cells, collect, plan
+from verify.properties import PROPERTIES, R_A, R_O1, TOL_A, TOL_O1
+
+
+def _short(cell: Cell, notes: list[str]) -> str:
+    if cell.outcome == "holds":
+        return "holds" if cell.column != "A" or cell.residual is None else f"holds {cell.residual:.0e}"
+    notes.append(
+        f"{cell.algorithm} {cell.column}: "
+        + (
+            f"{cell.counterexample} ({cell.size}; {cell.examples} cases tried)"
+            if cell.counterexample
+            else cell.detail
+        )
+    )
+    return f"{cell.outcome} [{len(notes)}]"
+
+
+def render(res: Conformance) -> str:
+    """The invariants table and the algorithm × property matrix, footnoted."""
+    lines = [
+        "INVARIANTS (must come out as proved)",
+        f"  {'invariant':<22} {'expect':<6} {'outcome':<6} {'cases':>5}  evidence",
+    ]
+    for c in res.invariants:
+        mark = "" if c.ok else "  <-- BROKEN"
+        where = f"  counterexample: {c.counterexample} ({c.size})" if c.counterexample else ""
+        lines.append(
+            f"  {c.column:<22} {c.expect:<6} {c.outcome:<6} {c.examples:>5}  {c.detail[:110]}{where}{mark}"
+        )
+    notes: list[str] = []
+    inv_by_alg: dict[str, list[Cell]] = {}
+    for c in res.invariants:
+        for a in c.algorithm.split(","):
+            inv_by_alg.setdefault(a, []).append(c)
+    head = f"  {'algorithm':<19} {'invariants':<12} " + " ".join(f"{p:<14}" for p in PROPERTIES)
+    lines += [
+        "",
+        f"PROPERTIES (seed 004 §3.1; A: drift ≤ {TOL_A:g} over {R_A} rounds; B–D: gap ≤ {TOL_O1:g} "
+        f"after {R_O1} rounds)",
+        head,
+    ]
+    by = {(c.algorithm, c.column): c for c in res.properties}
+    for alg in res.algorithms:
+        invs = inv_by_alg.get(alg, [])
+        bad = [c.column for c in invs if not c.ok]
+        inv = "—" if not invs else (f"BROKEN {','.join(bad)}" if bad else f"ok ({len(invs)})")
+        row = [_short(by[(alg, p)], notes) if (alg, p) in by else "" for p in PROPERTIES]
+        lines.append(f"  {alg:<19} {inv:<12} " + " ".join(f"{r:<14}" for r in row))
+    lines += ["", "notes:"] + [f"  [{i}] {n}" for i, n in enumerate(notes, 1)]
+    return "\n".join(lines)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Run the conformance checks and print (or dump) the matrix."""
+    names = args.algorithm or None
+    try:
+        for n in names or []:
+            algorithms.get(n)
+    except FcocheckError as exc:
+        raise UsageError(str(exc)) from None
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    log = out / "check.jsonl"
+    log.write_text("")
+    budget = "quick" if args.quick else args.budget
+    _, algs = plan(names)
+    done: list[Cell] = []
+    start = time.perf_counter()
+    try:
+        for cell in cells(names, budget, out, args.seed):
+            done.append(cell)
+            with log.open("a") as fh:
+                fh.write(json.dumps(cell.as_dict(), default=str) + "\n")
+    except KeyboardInterrupt:
+        print(f"fcocheck: interrupted after {len(done)} cells (kept in {log})", file=sys.stderr)
+        return 130
+    res = collect(iter(done), [a.name for a in algs])
+    if args.json:
+        print(json.dumps({**res.as_dict(), "seconds": time.perf_counter() - start}, indent=1, default=str))
+    else:
+        print(render(res))
+        print(
+            f"\n{len(res.invariants)} invariants ({len(res.broken)} broken), "
+            f"{len(res.properties)} property cells, {time.perf_counter() - start:.1f} s; results in {log}"
+        )
+    if res.broken:
+        print("fcocheck: broken invariant(s): " + ", ".join(res.broken), file=sys.stderr)
+        return 1
+    return 0
+
+
+def add_parsers(sub: Any) -> None:
+    """Register ``check``."""
+    c = sub.add_parser("check", help="conformance matrix: invariants and properties (A)-(D) under Hypothesis")
+    c.add_argument(
+        "--quick", action="store_true", help="30 cases per search (the whole matrix in under 2 minutes)"
+    )
+    c.add_argument(
+        "--budget",
+        default="full",
+        choices=["quick", "full", "thorough"],
+        help="cases per search without --quick: full (100) or thorough (500)",
+    )
+    c.add_argument("--algorithm", action="append", help="only this algorithm (repeatable)")
+    c.add_argument("--seed", type=int, default=0, help="seed of the Hypothesis searches")
+    c.add_argument("--json", action="store_true")
+    c.add_argument("--out", default="out/check", help="directory for check.jsonl and counterexamples/")
+    c.set_defaults(func=cmd_check)

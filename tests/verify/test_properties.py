@@ -1,0 +1,72 @@
+"""Properties (A)–(D): outcomes the theory predicts, discovered by the checks (not assumed)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from solvers.algorithms import get
+from verify.cases import InstanceSpec
+from verify.conformance import conformance
+from verify.evidence import FAILS, HOLDS
+from verify.properties import check_property, fixed_point
+from verify.search import search
+from verify.strategies import Case, cases
+
+HETERO = InstanceSpec("general", 3, 2, 4, 1.0, "zero", 0.0, 5)
+HETERO_L1 = InstanceSpec("general", 3, 2, 4, 1.0, "l1", 0.1, 5)
+
+
+def test_client_drift_breaks_the_fixed_point_and_control_variates_restore_it():
+    """FCO §3 / Karimireddy et al.: K > 1 on heterogeneous clients moves FedAvg off w*; SCAFFOLD stays."""
+    assert fixed_point(get("fedavg"), Case(HETERO, {"eta_c": 0.05, "local_steps": 4})).outcome == FAILS
+    assert fixed_point(get("fedavg"), Case(HETERO, {"eta_c": 0.05, "local_steps": 1})).outcome == HOLDS
+    assert fixed_point(get("scaffold"), Case(HETERO, {"eta_l": 0.05, "local_steps": 4})).outcome == HOLDS
+
+
+def test_fedcanon_server_only_prox_leaves_a_bias_exactly_when_the_gradient_at_the_optimum_is_nonzero():
+    hp = {"eta_l": 0.05, "local_steps": 4}
+    assert fixed_point(get("fedcanon"), Case(HETERO, hp)).outcome == HOLDS  # ψ = 0: ∇F(w*) = 0
+    assert fixed_point(get("fedcanon"), Case(HETERO_L1, hp)).outcome == FAILS
+    assert fixed_point(get("fedcanon"), Case(HETERO_L1, {**hp, "local_steps": 1})).outcome == HOLDS
+
+
+def test_exact_local_solvers_have_property_d():
+    """Seed 004 §3.4: DANE (μ = 0, η = 1), one-shot averaging and the Primal Method on identical data."""
+    same = InstanceSpec("identical", 3, 3, 5, 0.0, "l2sq", 0.1, 2)
+    for name, hp in (("dane", {"mu": 0.0}), ("one-shot", {}), ("primal-method", {})):
+        assert check_property(get(name), "D", Case(same, hp)).outcome == HOLDS, name
+    assert check_property(get("dane"), "D", Case(same, {"mu": 0.5})).outcome == FAILS  # μ > 0 loses it
+
+
+def test_dane_fixed_point_is_repelling_without_mu():
+    """Seed 004 claims (A) for DANE; in floating point the μ = 0 fixed point can be unstable."""
+    alg = get("dane")
+    found = search(cases(alg, "general", ("zero",)), lambda c: check_property(alg, "A", c), 30)
+    assert found.outcome == FAILS
+    assert found.evidence.numbers["growth"] > 1.5 and found.evidence.numbers["first_round"] < 1e-12
+
+
+@pytest.fixture(scope="module")
+def matrix(tmp_path_factory):
+    out = tmp_path_factory.mktemp("check")
+    return conformance(["fedcanon", "scaffold", "fedmid", "feddr"], budget=15, out=out), out
+
+
+def test_every_fails_cell_has_a_counterexample_that_reproduces(matrix):
+    res, _ = matrix
+    assert res.broken == []
+    failing = [c for c in res.properties if c.outcome == FAILS]
+    assert failing
+    for cell in failing:
+        record = json.loads(open(cell.counterexample).read())
+        case = Case(InstanceSpec(**record["spec"]), record["hp"])
+        assert check_property(get(cell.algorithm), cell.column, case).outcome == FAILS, cell
+        assert case.spec.M <= 3 and case.spec.dim <= 4  # shrunk to a readable size
+
+
+def test_algorithms_that_ignore_psi_are_checked_on_psi_zero(matrix):
+    res, _ = matrix
+    a = next(c for c in res.properties if c.algorithm == "scaffold" and c.column == "A")
+    assert a.outcome == HOLDS and "ignores ψ" in a.detail

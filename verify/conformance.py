@@ -1,0 +1,211 @@
+"""The conformance matrix: every invariant, and properties (A)–(D) for every algorithm.
+
+Invariants must come out as the papers prove (``holds``; ``fails`` for eq. 4.5 under FedMiD);
+a property may legitimately fail — the toolkit discovers which.  Every ``fails`` is saved as a
+counterexample (the shrunk instance as ``.npz`` plus a ``.json`` with the spec, the
+hyper-parameters and the evidence) under ``out/counterexamples/``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hypothesis import find
+from hypothesis.errors import NoSuchExample
+
+from solvers import algorithms
+from solvers.algorithms.base import Algorithm
+from solvers.engine.run import prepare
+from solvers.errors import FcocheckError
+from solvers.smoothness import sample_smoothness
+from verify.cases import PSI_KINDS, InstanceSpec, build, save_case
+from verify.evidence import FAILS, NA, Evidence
+from verify.hyper import hyper_strategy
+from verify.invariants import INVARIANTS, Invariant, expected
+from verify.optimum import optimum
+from verify.properties import PROPERTIES, check_property
+from verify.search import Found, search
+from verify.strategies import Case, cases
+
+
+@dataclass
+class Cell:
+    """One entry of the matrix (an invariant or a property on one algorithm)."""
+
+    algorithm: str
+    column: str
+    outcome: str
+    detail: str = ""
+    residual: float | None = None
+    examples: int = 0
+    counterexample: str | None = None
+    size: str | None = None
+    expect: str | None = None
+    ok: bool = True
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class Conformance:
+    """All cells; ``broken`` names the invariants whose outcome is not the proved one."""
+
+    invariants: list[Cell] = field(default_factory=list)
+    properties: list[Cell] = field(default_factory=list)
+    algorithms: list[str] = field(default_factory=list)
+
+    @property
+    def broken(self) -> list[str]:
+        """Invariants that did not come out as proved."""
+        return [c.column for c in self.invariants if not c.ok]
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "algorithms": self.algorithms,
+            "invariants": [c.as_dict() for c in self.invariants],
+            "properties": [c.as_dict() for c in self.properties],
+            "broken": self.broken,
+        }
+
+
+def _stem(*parts: str) -> str:
+    return "__".join(re.sub(r"[^A-Za-z0-9.+=-]", "_", p) for p in parts)
+
+
+def _cell(
+    algorithm: str, column: str, found: Found, out: Path | None, stem: str, meta: dict[str, Any]
+) -> Cell:
+    ev: Evidence | None = found.evidence
+    cell = Cell(
+        algorithm,
+        column,
+        found.outcome,
+        examples=found.examples,
+        detail=ev.detail if ev else "; ".join(found.reasons[:2]),
+        residual=ev.residual if ev else None,
+    )
+    if found.outcome == FAILS and out is not None:
+        case = found.case
+        own = case.record() if hasattr(case, "record") else {"case": repr(case)}
+        record = {**meta, **own, "evidence": ev.as_dict()}
+        if isinstance(case, Case):
+            path = save_case(out, stem, case.spec, record)
+            cell.size = case.describe()
+        else:
+            import json
+
+            out.mkdir(parents=True, exist_ok=True)
+            path = out / f"{stem}.json"
+            path.write_text(json.dumps(record, indent=2, default=str) + "\n")
+            cell.size = case.describe() if hasattr(case, "describe") else repr(case)
+        cell.counterexample = str(path)
+    return cell
+
+
+def check_invariant(inv: Invariant, budget: str | int, out: Path | None, seed: int = 0) -> Cell:
+    """Search one invariant; ``ok`` iff its outcome is the proved one."""
+    found = search(inv.cases(), inv.check, budget, seed)
+    cell = _cell(
+        ",".join(inv.algorithms) or "oracles",
+        inv.name,
+        found,
+        out,
+        _stem("invariant", inv.name),
+        {"invariant": inv.name, "citation": inv.citation, "statement": inv.statement},
+    )
+    cell.expect, cell.ok = inv.expect, expected(inv, found.outcome)
+    return cell
+
+
+def psi_domain(alg: Algorithm) -> tuple[tuple[str, ...], list[str]]:
+    """The ψ kinds ``alg`` accepts (probed with its simplest hyper-parameters) and refusals."""
+    kinds = PSI_KINDS if alg.solves_composite else ("zero",)
+    ok, why = [], [] if alg.solves_composite else [f"{alg.name} ignores ψ: checked on ψ = 0 only"]
+    for kind in kinds:
+        spec = InstanceSpec("general", 2, 2, 3, 1.0, kind, 0.0 if kind == "zero" else 0.1, 0)
+        p, opt = build(spec), optimum(spec)
+        try:
+            hp = find(hyper_strategy(alg, opt.L_max, sample_smoothness(p)), lambda _: True)
+            prepare(alg, p, hp, 1, "exact", None, "round", False, None, "auto")
+            ok.append(kind)
+        except (FcocheckError, NoSuchExample) as exc:
+            why.append(f"ψ = {kind}: {exc}")
+    return tuple(ok), why
+
+
+def check_properties(alg: Algorithm, budget: str | int, out: Path | None, seed: int = 0) -> list[Cell]:
+    """Properties (A)–(D) of one algorithm, each searched over its ψ domain."""
+    kinds, why = psi_domain(alg)
+    cells = []
+    for prop, (layout, text) in PROPERTIES.items():
+        if not kinds:
+            cells.append(Cell(alg.name, prop, NA, "; ".join(why)))
+            continue
+        strategy = cases(alg, layout, kinds, 1 if prop == "A" else 2)
+        found = search(strategy, lambda c, p=prop: check_property(alg, p, c), budget, seed)
+        cell = _cell(
+            alg.name,
+            prop,
+            found,
+            out,
+            _stem(alg.name, prop),
+            {"algorithm": alg.name, "property": prop, "statement": text},
+        )
+        if why and found.outcome != NA:
+            cell.detail += f" [{why[0]}]"
+        cells.append(cell)
+    return cells
+
+
+def plan(
+    names: list[str] | None = None, extra: list[Algorithm] | None = None
+) -> tuple[list[Invariant], list[Algorithm]]:
+    """The invariants (all, or those touching ``names``) and the algorithms to check."""
+    algs = [algorithms.get(n) for n in (names or sorted(algorithms.ALGORITHMS))] + list(extra or [])
+    chosen = {a.name for a in algs}
+    invs = [inv for inv in INVARIANTS.values() if names is None or chosen & set(inv.algorithms)]
+    return invs, algs
+
+
+def cells(
+    names: list[str] | None = None,
+    budget: str | int = "quick",
+    out: str | Path | None = None,
+    seed: int = 0,
+    extra: list[Algorithm] | None = None,
+) -> Iterator[Cell]:
+    """Yield each invariant's cell, then each algorithm's property cells, as they finish."""
+    invs, algs = plan(names, extra)
+    target = None if out is None else Path(out) / "counterexamples"
+    for inv in invs:
+        yield check_invariant(inv, budget, target, seed)
+    for alg in algs:
+        yield from check_properties(alg, budget, target, seed)
+
+
+def collect(found: Iterator[Cell], algs: list[str]) -> Conformance:
+    """Sort cells into a ``Conformance``."""
+    result = Conformance(algorithms=algs)
+    for cell in found:
+        (result.properties if cell.column in PROPERTIES else result.invariants).append(cell)
+    return result
+
+
+def conformance(
+    names: list[str] | None = None,
+    budget: str | int = "quick",
+    out: str | Path | None = None,
+    seed: int = 0,
+    extra: list[Algorithm] | None = None,
+) -> Conformance:
+    """Run everything ``plan`` selects and return the matrix."""
+    _, algs = plan(names, extra)
+    return collect(cells(names, budget, out, seed, extra), [a.name for a in algs])

@@ -1,0 +1,104 @@
+"""Users' own algorithms: ``register`` an ``init``/``round`` pair and check it like a registry entry.
+
+    alg = register("my-scaffold", init=my_init, round=my_round, hyper=MyHyper,
+                   hyper_strategy=lambda L, Ls: st.fixed_dictionaries({...}),
+                   equivalent_to="scaffold", solves_composite=False)
+    for check, ev in run_suite(alg): print(check, ev.outcome, ev.detail)
+
+or, in a test module (the ``pytest11`` plugin ``verify.pytest_plugin`` collects it):
+
+    fcocheck_algorithms = [alg]
+
+The functions follow the registry's contract (DESIGN 1): ``init(problem, hp, w0, rng) -> State``
+(a NamedTuple with field ``w``) and ``round(state, hp, env, rng, clients) -> (State, RoundLog)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import strategies as st
+
+from solvers import algorithms
+from solvers.algorithms.base import Algorithm
+from solvers.errors import InvalidAlgorithmError
+
+
+@dataclass(frozen=True)
+class UserAlgorithm(Algorithm):
+    """A registry-shaped algorithm with what the suite needs to know about it.
+
+    Attributes:
+        hyper_strategy: (L, L_sample) -> strategy of hyper-parameter dicts within the method's
+            conditions (default: the registered ``equivalent_to``'s strategy).
+        at_optimum: (problem, hp, w*) -> the state consistent with w* (property A); default
+            that of ``equivalent_to``, else ``init`` at w*.
+        equivalent_to: a registry name whose iterates this algorithm must reproduce.
+        hp_map: maps this algorithm's hyper-parameters to ``equivalent_to``'s (default: same).
+        expects: property → ``holds``/``fails`` the user asserts (others are only reported).
+
+    """
+
+    hyper_strategy: Callable[[float, float], st.SearchStrategy] | None = None
+    at_optimum: Callable[..., Any] | None = None
+    equivalent_to: str | None = None
+    hp_map: Callable[[dict], dict] | None = None
+    expects: dict[str, str] = field(default_factory=dict)
+
+
+def register(
+    name: str,
+    init: Callable,
+    round: Callable,
+    hyper: type,
+    *,  # noqa: A002
+    family: str = "federated",
+    summary: str = "",
+    equivalent_to: str | None = None,
+    **options: Any,
+) -> UserAlgorithm:
+    """Build a ``UserAlgorithm`` (it is not added to the global registry).
+
+    Args:
+        name: the algorithm's name (must not shadow a registry entry).
+        init: ``init(problem, hp, w0, rng) -> State``.
+        round: ``round(state, hp, env, rng, clients) -> (State, RoundLog)``.
+        hyper: frozen dataclass of hyper-parameters with ``check()`` and ``weights(R, growing)``.
+        family: ``federated`` | ``sequential`` | ``baseline``.
+        summary: one line.
+        equivalent_to: a registry name this algorithm claims to reproduce.
+        **options: any other ``UserAlgorithm``/``Algorithm`` field (``solves_composite``,
+            ``uses_composite``, ``uses_prox``, ``participation``, ``hyper_strategy``,
+            ``at_optimum``, ``hp_map``, ``expects``, ...).
+
+    Raises:
+        InvalidAlgorithmError: a name taken by the registry, or an unknown ``equivalent_to``.
+
+    """
+    if name in algorithms.ALGORITHMS or name in algorithms.ALIASES:
+        raise InvalidAlgorithmError(
+            f"{name!r} is a registry entry; the rule is a new name for your algorithm"
+        )
+    if equivalent_to is not None:
+        ref = algorithms.get(equivalent_to)
+        defaults = {
+            "uses_composite": ref.uses_composite,
+            "uses_prox": ref.uses_prox,
+            "solves_composite": ref.solves_composite,
+            "participation": ref.participation,
+        }
+        options = {**defaults, **options}
+    else:
+        options.setdefault("uses_composite", False)
+    return UserAlgorithm(
+        name=name,
+        hyper=hyper,
+        init=init,
+        round=round,
+        family=family,
+        summary=summary or f"user algorithm {name}",
+        equivalent_to=equivalent_to,
+        **options,
+    )
