@@ -86,6 +86,19 @@ class Case:
 
 
 @st.composite
+def run_options(
+    draw, M: int, sampling: bool = True, oracles: tuple[str, ...] = ("gaussian:0.5", "exact")
+) -> dict[str, Any]:
+    """Oracle, seed and clients per round (None = all M) of an identity's runs."""
+    P = draw(st.integers(1, M)) if sampling else M
+    return {
+        "oracle": draw(st.sampled_from(oracles)),
+        "seed": draw(st.integers(0, 100)),
+        "participation": None if P == M else P,
+    }
+
+
+@st.composite
 def cases(
     draw,
     alg: Any,

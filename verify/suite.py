@@ -31,10 +31,11 @@ from verify.cases import InstanceSpec, build
 from verify.evidence import FAILS, HOLDS, NA, Evidence, bounded
 from verify.hyper import hyper_strategy
 from verify.invariants.base import IDENTITY_TOL, guarded, relative
+from verify.invariants.controls import identity_scale
 from verify.optimum import optimum, state_at_optimum
 from verify.properties import PROPERTIES, check_property
 from verify.search import search
-from verify.strategies import Case, cases, instance_specs
+from verify.strategies import Case, cases, instance_specs, run_options
 
 R_CONTRACT, R_CONVERGE, TOL_CONVERGE = 4, 400, 1e-6
 LOGGED = ("control_sum", "control_gap", "g_sum")
@@ -136,14 +137,7 @@ def converges(alg: Algorithm) -> Evidence:
 def _equivalence_cases(draw, alg: Algorithm) -> Case:
     spec = draw(instance_specs("general", (_psi(alg),) if alg.solves_composite else ("zero",)))
     hp = draw(_strategy(alg, optimum(spec).L_max, sample_smoothness(build(spec))))
-    P = draw(st.integers(1, spec.M)) if alg.participation else spec.M
-    return Case(
-        spec,
-        hp,
-        oracle=draw(st.sampled_from(["gaussian:0.5", "exact"])),
-        seed=draw(st.integers(0, 99)),
-        participation=None if P == spec.M else P,
-    )
+    return Case(spec, hp, **draw(run_options(spec.M, alg.participation)))
 
 
 def equivalence(alg: Algorithm, case: Case) -> Evidence:
@@ -188,8 +182,7 @@ def logged_identities(alg: Algorithm, case: Case) -> Evidence:
     keys = [k for k in LOGGED if k in t]
     if not keys:
         return Evidence("logged-identities", NA, detail="logs none of " + ", ".join(LOGGED))
-    scale = max(1.0, float(np.linalg.norm(p.client_grads(np.zeros((p.M, p.dim))))))
-    worst = max(float(np.max(t[k])) for k in keys) / scale
+    worst = max(float(np.max(t[k])) for k in keys) / identity_scale(case, t["server_w"])
     return bounded(
         "logged-identities",
         worst,

@@ -18,15 +18,16 @@ from verify.cases import build
 from verify.evidence import Evidence, bounded
 from verify.invariants.base import IDENTITY_TOL, Invariant, guarded, trace_of
 from verify.optimum import optimum
-from verify.strategies import Case, instance_specs
+from verify.strategies import Case, instance_specs, run_options
 
 ROUNDS = 6
 
 
-def _scale(case: Case) -> float:
-    return max(
-        1.0, float(np.linalg.norm(build(case.spec).client_grads(np.zeros((case.spec.M, case.spec.dim)))))
-    )
+def identity_scale(case: Case, W: np.ndarray) -> float:
+    """Rounding scale of a logged sum of controls: max(1, ‖∇F_m(0)‖ stacked, L_max·max|w_r|)."""
+    p = build(case.spec)
+    grads = float(np.linalg.norm(p.client_grads(np.zeros((p.M, p.dim)))))
+    return max(1.0, grads, optimum(case.spec).L_max * float(np.abs(W).max()))
 
 
 @st.composite
@@ -35,14 +36,7 @@ def control_cases(draw, psi: tuple[str, ...] = ("zero", "l2sq", "l1"), sampling:
     spec = draw(instance_specs("general", psi))
     L = optimum(spec).L_max
     hp = {"eta_l": draw(st.sampled_from([0.25, 0.1])) / L, "local_steps": draw(st.integers(1, 4))}
-    P = draw(st.integers(1, spec.M)) if sampling else None
-    return Case(
-        spec,
-        hp,
-        oracle=draw(st.sampled_from(["gaussian:0.5", "exact"])),
-        seed=draw(st.integers(0, 100)),
-        participation=None if P == spec.M else P,
-    )
+    return Case(spec, hp, **draw(run_options(spec.M, sampling)))
 
 
 def logged_zero(name: str, key: str, what: str):
@@ -50,8 +44,7 @@ def logged_zero(name: str, key: str, what: str):
 
     def check(case: Case) -> Evidence:
         t = trace_of(name, case, ROUNDS)
-        scale = max(_scale(case), optimum(case.spec).L_max * float(np.abs(t["server_w"]).max()))
-        resid = float(np.max(t[key])) / scale
+        resid = float(np.max(t[key])) / identity_scale(case, t["server_w"])
         return bounded(
             f"{name}:{key}",
             resid,
@@ -96,7 +89,7 @@ def composite_scaffnew(case: Case) -> Evidence:
         worst = max(
             worst, subdifferential_distance(case.spec.psi, case.spec.lam, state.w, -(p.weights @ state.H))
         )
-    resid = worst / _scale(case)
+    resid = worst / identity_scale(case, state.w[None, :])
     return bounded(
         "scaffnew-composite:subgradient",
         resid,

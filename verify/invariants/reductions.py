@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from verify.evidence import Evidence
 from verify.invariants.base import Invariant, guarded, same_iterates, trace_of
 from verify.optimum import optimum
-from verify.strategies import Case, instance_specs
+from verify.strategies import Case, instance_specs, run_options
 
 ROUNDS = 5
 
@@ -31,14 +31,7 @@ def _stochastic(draw, psi: tuple[str, ...], K: tuple[int, int] = (1, 4), samplin
         "K": draw(st.integers(*K)),
         "eta_g": draw(st.sampled_from([1.0, 0.7])),
     }
-    P = draw(st.integers(1, spec.M)) if sampling else spec.M
-    return Case(
-        spec,
-        hp,
-        oracle=draw(st.sampled_from(["gaussian:0.3", "exact", "minibatch:1"])),
-        seed=draw(st.integers(0, 100)),
-        participation=None if P == spec.M else P,
-    )
+    return Case(spec, hp, **draw(run_options(spec.M, sampling, ("gaussian:0.3", "exact", "minibatch:1"))))
 
 
 def canon_scaffold(case: Case) -> Evidence:
