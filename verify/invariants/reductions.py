@@ -121,22 +121,16 @@ INVARIANTS = (
         )
         for o in ("fedmid", "fedmid-osp", "feddualavg", "feddualavg-osp")
     ),
-    Invariant(
-        "feddualavg=K1",
-        "FCO §3.1, eq. (2.4)",
-        "K = 1, η_s = 1: FedDualAvg is dual averaging",
-        ("feddualavg", "dual-averaging"),
-        "holds",
-        lambda: _stochastic(_ALL, (1, 1)),
-        guarded("feddualavg=K1", one_step("feddualavg", "dual-averaging")),
-    ),
-    Invariant(
-        "fedmid-osp=K1",
-        "FCO §3.1, eq. (2.1)",
-        "K = 1, η_s = 1: FedMiD-OSP is PGM",
-        ("fedmid-osp", "pgm"),
-        "holds",
-        lambda: _stochastic(_ALL, (1, 1)),
-        guarded("fedmid-osp=K1", one_step("fedmid-osp", "pgm")),
+    *(
+        Invariant(
+            f"{fed}=K1",
+            f"FCO §3.1, eq. ({eq})",
+            f"K = 1, η_s = 1: {fed} is {seq}",
+            (fed, seq),
+            "holds",
+            lambda: _stochastic(_ALL, (1, 1)),
+            guarded(f"{fed}=K1", one_step(fed, seq)),
+        )
+        for fed, seq, eq in (("feddualavg", "dual-averaging", "2.4"), ("fedmid-osp", "pgm", "2.1"))
     ),
 )
