@@ -129,7 +129,9 @@ def primal_round(state: ServerState, hp: FedHyper, env: Env, rng: np.random.Gene
     ``prox_client``/``prox_server``/``subgrad`` are the per-client-step and per-round counts.
     Extras: ``client_density``, the fraction of non-zero model coordinates in the clients'
     last iterates w^m_{r,K}, and ``average_density``, the same for their primal average
-    Σ p̃_m w^m_{r,K} before any server map (the curse of primal averaging, FCO Fig. 2).
+    Σ p̃_m w^m_{r,K} before any server map (the curse of primal averaging, FCO Fig. 2), and
+    ``client_support``, per model coordinate the fraction of participating clients whose last
+    iterate is non-zero there (a d-vector per round: the sparsity pattern of the clients).
     """
     kern = env.kernel.subset(clients)
     weights = client_weights(env.problem, clients)
@@ -141,7 +143,8 @@ def primal_round(state: ServerState, hp: FedHyper, env: Env, rng: np.random.Gene
                     prox_server=prox_server, floats_up=S * dim, floats_down=S * dim)
     d = env.problem.d
     extra = {"client_density": float(np.mean(local.final[:, :d] != 0.0)),
-             "average_density": float(np.mean((weights @ local.final)[:d] != 0.0))}
+             "average_density": float(np.mean((weights @ local.final)[:d] != 0.0)),
+             "client_support": np.mean(local.final[:, :d] != 0.0, axis=0)}
     log = RoundLog.primal(w_next, counts, discrepancy=local.discrepancy, steps=local.steps, extra=extra)
     return ServerState(w_next, state.r + 1), log
 

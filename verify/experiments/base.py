@@ -110,3 +110,45 @@ def _plain(x: Any) -> Any:
     if isinstance(x, np.generic):
         return x.item()
     return x
+
+
+def slope_series(
+    label: str,
+    x: Any,
+    Y: Any,
+    fit: Any = None,
+    predicted: float | None = None,
+    fit_x: Any = None,
+    inverse: bool = False,
+    bound: Any = None,
+) -> dict[str, Any]:
+    """One measured curve for the report: x, Y (seeds × points), the fitted and the predicted slope.
+
+    The fit's line and the predicted slope are given in the plotted coordinates (log y vs log x):
+    a fit made against 1/x (``inverse``) has its slope, interval and prediction negated.  The
+    predicted line is drawn through the fitted line at the geometric middle of the fitted range.
+    """
+    Y = np.atleast_2d(np.asarray(Y, dtype=float))
+    s: dict[str, Any] = {"label": label, "x": [float(v) for v in x], "Y": Y.tolist()}
+    if fit is not None:
+        fx = np.asarray(x if fit_x is None else fit_x, dtype=float)
+        sign = -1.0 if inverse else 1.0
+        lo, hi = sorted((sign * fit.lo, sign * fit.hi))
+        s["fit"] = {
+            "slope": sign * fit.slope,
+            "intercept": fit.intercept,
+            "ci": [lo, hi],
+            "x": [float(fx.min()), float(fx.max())],
+        }
+        if predicted is not None:
+            s["predicted"] = sign * predicted
+    if bound is not None:
+        s["bound"] = [float(v) for v in bound]
+    return s
+
+
+def plot_spec(
+    kind: str, xlabel: str, ylabel: str, series: list[dict[str, Any]], **extra: Any
+) -> dict[str, Any]:
+    """What the report should draw for an experiment (``kind``: slope | bound | scatter | bars | trace)."""
+    return {"kind": kind, "xlabel": xlabel, "ylabel": ylabel, "series": series, **extra}

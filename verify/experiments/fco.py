@@ -20,7 +20,7 @@ from rates.verdict import (
 )
 from solvers.constants import compute_constants
 from solvers.regularizers import L1
-from verify.experiments.base import Result, runs, seeds_for, tail_mean
+from verify.experiments.base import Result, plot_spec, runs, seeds_for, slope_series, tail_mean
 from verify.experiments.instances import named, quadratics
 
 IDENTITY_TOL = 1e-12
@@ -59,7 +59,17 @@ def eq_4_5(quick: bool, seed: int) -> Result:
         "fco-eq-4.5",
         EQ_4_5.name,
         f"quadratics ζ=1, λ=0.1, η_c={eta}, K={K}, R={R}, gaussian σ=0.5",
-        {"residual_feddualavg": r_da, "residual_fedmid": r_md},
+        {
+            "residual_feddualavg": r_da,
+            "residual_fedmid": r_md,
+            "plot": plot_spec(
+                "bars",
+                "",
+                "max relative residual of eq. 4.5",
+                [{"label": "FedDualAvg", "value": r_da}, {"label": "FedMiD", "value": r_md}],
+                tol=IDENTITY_TOL,
+            ),
+        },
         checks,
     )
 
@@ -96,7 +106,15 @@ def lemma_4_4(quick: bool, seed: int) -> Result:
         LEMMA_4_4.name,
         f"FedDualAvg on Euclidean quadratics (L=1), R={R}, "
         f"{len(seeds)} seeds when σ>0; LHS = Φ(ŵ of eq. 4.2) − Φ*; overhead measured",
-        {"runs": rows},
+        {
+            "runs": rows,
+            "plot": plot_spec(
+                "scatter",
+                "RHS of Lemma 4.4 (every constant 1)",
+                "Φ(ŵ) − Φ*",
+                [{"label": "runs", "x": rhs, "y": lhs, "labels": labels}],
+            ),
+        },
         [v],
     )
 
@@ -144,7 +162,16 @@ def _lemma_4_5(name: str, what: str, quick: bool, seed: int) -> Result:
         LEMMA_4_5.name,
         f"FedDualAvg on Assumption-2 quadratics (h = ½wᵀQw/‖Q‖), {design}, R={R}; "
         "discrepancy at the last local step, averaged over rounds",
-        {"x": xs, "discrepancy": Y.mean(0)},
+        {
+            "x": xs,
+            "discrepancy": Y.mean(0),
+            "plot": plot_spec(
+                "slope",
+                "η_c" if what == "eta" else "K",
+                "discrepancy (last local step)",
+                [slope_series("FedDualAvg", xs, Y, fit, p_exp)],
+            ),
+        },
         [v],
     )
 
@@ -191,7 +218,17 @@ def _floor_sweep(name: str, vary: str, quick: bool, seed: int) -> Result:
         THM_4_3.name,
         f"FedDualAvg, σ=0, η_c={eta}, λ=0.1, R={R}; steady state = tail mean of "
         f"Φ(w_r) − Φ*; vary {vary} ∈ {xs} (slope fitted on the upper half); bound term η_c²LK²ζ²",
-        {"x": xs, "floor": y, "bound_term": bound},
+        {
+            "x": xs,
+            "floor": y,
+            "bound_term": bound,
+            "plot": plot_spec(
+                "slope",
+                "ζ" if vary == "zeta" else "K",
+                "steady-state Φ − Φ*",
+                [slope_series("FedDualAvg", xs, y, fit, 2.0, fit_x=xs[half:], bound=bound)],
+            ),
+        },
         [v],
         notes=[
             "With a common Hessian (Assumption 2 forces ∇F_m − ∇F to be constant when dom ψ = ℝ^d) and "
@@ -231,7 +268,13 @@ def variance_M(quick: bool, seed: int) -> Result:
         THM_4_3.name,
         f"FedDualAvg, ζ=0, σ=1, η_c={eta}, K={K}, R={R}, "
         f"{len(seeds)} seeds; steady state = mean of Φ(w_r) − Φ* over the last half; M ∈ {xs}",
-        {"x": xs, "floor": Y.mean(0)},
+        {
+            "x": xs,
+            "floor": Y.mean(0),
+            "plot": plot_spec(
+                "slope", "M", "steady-state Φ − Φ*", [slope_series("FedDualAvg", xs, Y, fit, -1.0)]
+            ),
+        },
         [v],
     )
 
@@ -268,7 +311,15 @@ def tuned_R(quick: bool, seed: int) -> Result:
         THM_4_3.name,
         f"FedDualAvg on Assumption-2 quadratics, ζ=1, σ={sig}, K={K}, "
         f"M={p.M}, B={B:.3g}; η_c = η*(R) of rates.algebra; Φ(ŵ) − Φ* vs the tuned rate (4.4)",
-        {"R": xs, "eta_c": etas, "gap_hat": Y.mean(0), "tuned_rate": rate},
+        {
+            "R": xs,
+            "eta_c": etas,
+            "gap_hat": Y.mean(0),
+            "tuned_rate": rate,
+            "plot": plot_spec(
+                "bound", "R", "Φ(ŵ) − Φ*", [slope_series("FedDualAvg", xs, Y, bound=rate)], C=v.evidence["C"]
+            ),
+        },
         [v],
     )
 
@@ -294,7 +345,15 @@ def thm_4_2_rounds(quick: bool, seed: int) -> Result:
         THM_4_2.name,
         f"FedDualAvg on ℓ2-ball logistic (G={c.G:.3g} {c.G_kind}, "
         f"L={c.L:.3g}, B={c.B:.3g}), exact gradients, K={K}; η_c = η*(R); Φ(ŵ) − Φ* vs rate (4.3)",
-        {"R": xs, "eta_c": etas, "gap_hat": y, "tuned_rate": rate},
+        {
+            "R": xs,
+            "eta_c": etas,
+            "gap_hat": y,
+            "tuned_rate": rate,
+            "plot": plot_spec(
+                "bound", "R", "Φ(ŵ) − Φ*", [slope_series("FedDualAvg", xs, y, bound=rate)], C=v.evidence["C"]
+            ),
+        },
         [v],
     )
 
@@ -304,7 +363,7 @@ def thm_4_1_minibatch(quick: bool, seed: int) -> Result:
     p, ref = quadratics(1.0, lam=0.05, assumption2=False)
     K, R, step = 5, 30 if quick else 100, 0.5
     xs = [1e-1, 1e-2, 1e-3]
-    checks, measured = [], {}
+    checks, measured, series = [], {}, []
     for fed, seq in (("fedmid", "pgm"), ("feddualavg", "dual-averaging")):
         ref_tr = runs(seq, p, {"eta": step, "local_steps": K}, R, "exact", [seed], ref)[0]
         devs = []
@@ -333,6 +392,8 @@ def thm_4_1_minibatch(quick: bool, seed: int) -> Result:
             )
         fit = loglog_slope(np.array(xs), np.array(devs), seed=seed)
         checks.append(exponent_verdict(fit, 1.0, "two-sided"))
+        series.append(slope_series(fed, xs, devs, fit, 1.0))
+    measured["plot"] = plot_spec("slope", "η_c K L", "relative deviation from the minibatch method", series)
     return Result(
         "fco-4.1-minibatch",
         THM_4_1.name,

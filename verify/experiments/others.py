@@ -8,7 +8,7 @@ from rates.catalog import FEDCANON_1, FEDCANON_2, SVRG_5
 from rates.fit import contraction, floor, loglog_slope, nnls_terms
 from rates.verdict import CONSISTENT, INCONSISTENT, Verdict, exponent_verdict, linear_verdict
 from solvers.constants import compute_constants
-from verify.experiments.base import Result, runs, seeds_for, tail_mean
+from verify.experiments.base import Result, plot_spec, runs, seeds_for, slope_series, tail_mean
 from verify.experiments.instances import named, quadratics
 
 
@@ -34,7 +34,13 @@ def fedcanon_floor_b(quick: bool, seed: int) -> Result:
         f"FedCanon, quadratics ζ=1, λ=0.001, η_l=0.2, K=2, "
         f"η_g = η_l K, gaussian σ=1, R={R}, {len(seeds)} seeds; floor = mean ‖G_{{1/L}}(x^t)‖² over the "
         f"last half; b ∈ {xs}",
-        {"b": xs, "floor": Y.mean(0)},
+        {
+            "b": xs,
+            "floor": Y.mean(0),
+            "plot": plot_spec(
+                "slope", "b", "steady-state ‖G(x^t)‖²", [slope_series("FedCanon", xs, Y, fit, -1.0)]
+            ),
+        },
         [exponent_verdict(fit, -1.0, "two-sided")],
     )
 
@@ -70,7 +76,17 @@ def fedcanon_floor_lambda(quick: bool, seed: int) -> Result:
         f"FedCanon, quadratics ζ=1, exact gradients, η_l=0.1, "
         f"K=5, R={R}; floor = tail mean of ‖G(x^t)‖²; λ ∈ 0.003…0.4 (8 points, lower half fitted against "
         "1/λ); bound term (λB_r)² with B_r = √d for ℓ1",
-        {"lambda": xs, "floor": y, "floor_at_zero": zero},
+        {
+            "lambda": xs,
+            "floor": y,
+            "floor_at_zero": zero,
+            "plot": plot_spec(
+                "slope",
+                "λ",
+                "steady-state ‖G(x^t)‖²",
+                [slope_series("FedCanon", xs, y, fit, -2.0, fit_x=xs[:half], inverse=True, bound=reg)],
+            ),
+        },
         [exponent_verdict(fit, -2.0, "upper", ratio_max=ratio), vanish],
         notes=[
             "Predicted exponent 2 is the toolkit's reading (λB_r)² of the floor (see the theorem's "
@@ -94,7 +110,20 @@ def fedcanon_transient(quick: bool, seed: int) -> Result:
         FEDCANON_1.name,
         f"FedCanon on robust-penalized (Cauchy loss, MCP), exact "
         f"gradients, η_l=0.05, K=2, R={R}; (1/T)Σ_t‖G(x^t)‖² at T ∈ {Ts.tolist()}",
-        {"T": Ts.tolist(), "running_mean": running[Ts - 1], "floor": fl.value},
+        {
+            "T": Ts.tolist(),
+            "running_mean": running[Ts - 1],
+            "floor": fl.value,
+            "plot": plot_spec(
+                "slope",
+                "T",
+                "(1/T) Σ_t ‖G(x^t)‖²",
+                [
+                    {"label": "all T", "x": list(range(1, running.size + 1)), "Y": [running.tolist()]},
+                    slope_series("fitted T", Ts, running[Ts - 1], fit, -1.0),
+                ],
+            ),
+        },
         [exponent_verdict(fit, -1.0, "upper")],
         notes=[
             f"floor of ‖G‖² (tail mean) = {fl.value:.3g}; the running mean falls like 1/T until "
@@ -119,7 +148,19 @@ def fedcanon_pl(quick: bool, seed: int) -> Result:
         f"FedCanon, quadratics μ=0.1 (strongly convex ⇒ proximal "
         f"PL), λ=0.01, exact gradients, η_l=0.1, K=3, R={R}; contraction of Φ − Φ* before it reaches "
         "100× its floor",
-        {"contraction": c.factor, "window": [c.start, c.stop], "neighbourhood": fl},
+        {
+            "contraction": c.factor,
+            "window": [c.start, c.stop],
+            "neighbourhood": fl,
+            "plot": plot_spec(
+                "trace",
+                "round",
+                "Φ − Φ*",
+                [{"label": "FedCanon", "x": list(range(gap.size)), "Y": [gap.tolist()]}],
+                contraction=c.factor,
+                window=[c.start, c.stop],
+            ),
+        },
         [linear_verdict(c)],
     )
 
@@ -167,7 +208,19 @@ def svrg_contraction(quick: bool, seed: int) -> Result:
         f"SVRG on ridge (n={n}, μ={c0.mu:.3g}, L_sample={Ls:.3g}), "
         f"R={R}; contraction per outer iteration vs m ∈ {ms} at h = 0.2/L_sample and vs h at m = 2n "
         "(a diverged run counts as c = ∞)",
-        {"m": ms, "c_of_m": cm, "h_times_L": [h * Ls for h in hs], "c_of_h": ch, "nnls": tf.as_dict()},
+        {
+            "m": ms,
+            "c_of_m": cm,
+            "h_times_L": [h * Ls for h in hs],
+            "c_of_h": ch,
+            "nnls": tf.as_dict(),
+            "plot": plot_spec(
+                "slope",
+                "m (inner iterations)",
+                "contraction per outer iteration",
+                [slope_series("SVRG", ms, cm, fit, -1.0, bound=bound_m)],
+            ),
+        },
         [exponent_verdict(fit, -1.0, "upper", ratio_max=float(np.max(cm / bound_m))), ushape],
         notes=[
             "Eq. (5) is an upper-bound form: the 'upper' rule asks that c(m) fall at least like 1/m; the "

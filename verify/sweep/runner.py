@@ -1,0 +1,104 @@
+"""Running a sweep: skip what the store has, execute the rest, store each run as it finishes.
+
+Resumption is by key: ``run_sweep`` asks the store which configuration keys it already holds for
+this code version and executes only the others.  Each finished run is committed at once, with
+its metrics, by this (the only writing) process; so Ctrl-C or ``kill -9`` loses at most the runs
+in flight, and running the same sweep again completes it without duplicates.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from verify.sweep.config import RunConfig
+from verify.sweep.executors import Serial
+from verify.sweep.progress import SweepProgress
+from verify.sweep.store import Store
+from verify.sweep.task import ERROR, execute
+from verify.sweep.version import code_version as current_version
+
+
+@dataclass
+class SweepSummary:
+    """What a sweep did: runs requested, reused from the store, executed (by status), wall time."""
+
+    requested: int
+    reused: int
+    executed: Counter = field(default_factory=Counter)
+    seconds: float = 0.0
+    interrupted: bool = False
+    executor: str = "serial"
+    workers: int = 1
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def runs_per_second(self) -> float:
+        """Executed runs per wall second."""
+        return sum(self.executed.values()) / self.seconds if self.seconds else 0.0
+
+    def line(self) -> str:
+        """One-line summary."""
+        ex = ", ".join(f"{k} {v}" for k, v in sorted(self.executed.items())) or "none"
+        return (
+            f"{self.requested} runs: {self.reused} reused from the store, executed {ex} on "
+            f"{self.executor} ({self.workers} worker(s)) in {self.seconds:.1f}s"
+            + ("  [interrupted: run the same command again to resume]" if self.interrupted else "")
+        )
+
+
+def unique(configs: Iterable[RunConfig]) -> list[RunConfig]:
+    """Configurations deduplicated by key, first occurrence kept."""
+    seen: dict[str, RunConfig] = {}
+    for c in configs:
+        seen.setdefault(c.key, c)
+    return list(seen.values())
+
+
+def run_sweep(
+    configs: Iterable[RunConfig],
+    store: Store,
+    executor=None,
+    progress: bool | None = None,
+    code_version: str | None = None,
+    label: str = "sweep",
+) -> SweepSummary:
+    """Execute the configurations missing from ``store`` and record every result.
+
+    Args:
+        configs: the sweep (duplicates are dropped).
+        store: the results store (this process is its only writer).
+        executor: ``Serial`` (default), ``Pool`` or ``Dask`` from ``verify.sweep.executors``.
+        progress: draw the bar (default: only on a terminal outside CI).
+        code_version: the version runs are recorded under (default: this code's).
+        label: the progress bar's label.
+
+    Returns:
+        The summary; ``interrupted`` is set when Ctrl-C stopped it (completed runs are stored).
+
+    """
+    executor = executor or Serial()
+    cv = code_version or current_version()
+    configs = unique(configs)
+    have = store.done(cv)
+    todo = [c for c in configs if c.key not in have]
+    summary = SweepSummary(
+        len(configs), len(configs) - len(todo), executor=executor.name, workers=executor.workers
+    )
+    bar = SweepProgress(len(configs), summary.reused, label, progress)
+    start = time.perf_counter()
+    try:
+        for cfg, rec in executor.imap(execute, todo):
+            store.put(rec, cv)
+            summary.executed[rec.status] += 1
+            if rec.status == ERROR:
+                summary.errors.append(f"{cfg.algorithm} seed {cfg.seed} [{cfg.key[:10]}]: {rec.error}")
+            bar.step(failed=rec.status == ERROR)
+    except KeyboardInterrupt:
+        summary.interrupted = True
+    finally:
+        summary.seconds = time.perf_counter() - start
+        bar.close()
+    return summary

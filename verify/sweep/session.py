@@ -1,0 +1,118 @@
+"""A sweep session: one store, one executor, and the jobs a report needs, each run once.
+
+``Session.runs(configs)`` runs a sweep (only what the store lacks) and returns the stored runs;
+``Session.jobs(kind, mode, seed, jobs)`` does the same for whole jobs — a theorem experiment, a
+slice of the conformance matrix — whose JSON payload is stored in the ``results`` table under
+(kind, name, mode, seed, code version).  Jobs run on the same executor as sweeps.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from verify.sweep.config import RunConfig
+from verify.sweep.executors import Serial
+from verify.sweep.progress import SweepProgress
+from verify.sweep.runner import SweepSummary, run_sweep, unique
+from verify.sweep.store import Store
+from verify.sweep.version import code_version
+
+
+@dataclass
+class StoredRun:
+    """A run read back from the store."""
+
+    config: RunConfig
+    status: str
+    error: str | None
+    seconds: float
+    diverged_at: int | None
+    metrics: dict[str, np.ndarray]
+    arrays: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Job:
+    """A named unit of work: ``fn(*args) -> dict`` (picklable, top-level ``fn``)."""
+
+    name: str
+    fn: Callable[..., dict[str, Any]]
+    args: tuple = ()
+
+
+def call_job(job: Job) -> tuple[dict[str, Any], float]:
+    """Run a job and time it (executed on a worker)."""
+    t0 = time.perf_counter()
+    payload = job.fn(*job.args)
+    return payload, time.perf_counter() - t0
+
+
+class Session:
+    """The store, the executor and the accounting of one report or sweep."""
+
+    def __init__(self, store: Store, executor=None, progress: bool | None = None) -> None:
+        self.store, self.executor = store, executor or Serial()
+        self.progress, self.version = progress, code_version()
+        self.summaries: list[tuple[str, SweepSummary]] = []
+        self.jobs_run: dict[str, int] = {}
+        self.jobs_reused: dict[str, int] = {}
+
+    def runs(self, configs: Sequence[RunConfig], label: str) -> list[StoredRun]:
+        """Run what is missing, then return every configuration's stored run, in order."""
+        configs = unique(configs)
+        summary = run_sweep(configs, self.store, self.executor, self.progress, self.version, label)
+        self.summaries.append((label, summary))
+        if summary.interrupted:
+            raise KeyboardInterrupt
+        rows = {r["key"]: r for r in self.store.runs(self.version, keys=[c.key for c in configs])}
+        out = []
+        for c in configs:
+            r = rows[c.key]
+            out.append(
+                StoredRun(
+                    c,
+                    r["status"],
+                    r["error"],
+                    r["seconds"],
+                    r["diverged_at"],
+                    self.store.metrics(r["id"]),
+                    self.store.arrays(r["id"]) if c.keep else {},
+                )
+            )
+        return out
+
+    def jobs(self, kind: str, mode: str, seed: int, jobs: Sequence[Job]) -> dict[str, dict[str, Any]]:
+        """Payloads of ``jobs``, computing (on the executor) only those the store lacks."""
+        out: dict[str, dict[str, Any]] = {}
+        todo = []
+        for job in jobs:
+            got = self.store.get_result(kind, job.name, mode, seed, self.version)
+            if got is None:
+                todo.append(job)
+            else:
+                out[job.name] = got
+        self.jobs_reused[kind] = self.jobs_reused.get(kind, 0) + len(out)
+        bar = SweepProgress(len(jobs), len(out), kind, self.progress)
+        try:
+            for job, (payload, seconds) in self.executor.imap(call_job, todo):
+                self.store.put_result(
+                    kind,
+                    job.name,
+                    mode,
+                    seed,
+                    self.version,
+                    str(payload.get("status", "done")),
+                    payload,
+                    seconds,
+                )
+                out[job.name] = payload
+                self.jobs_run[kind] = self.jobs_run.get(kind, 0) + 1
+                bar.step()
+        finally:
+            bar.close()
+        return {job.name: out[job.name] for job in jobs}

@@ -1,0 +1,315 @@
+"""The results store: one SQLite file (WAL) holding runs, their per-round metrics and job results.
+
+Tables (schema ``SCHEMA``):
+
+* ``meta(key, value)``: ``app = fcocheck-results``, ``schema``, ``created`` — how a file is
+  recognised as ours; anything else is refused, never overwritten.
+* ``runs``: one row per (config key, code version): the configuration JSON, status (``completed``,
+  ``diverged``, ``error``), error text, rounds done, ``diverged_at``, start time, seconds.
+* ``metrics(run, metric, round, value)``: the long table (DESIGN 10), one row per run, round and
+  scalar metric.
+* ``arrays(run, name, npy)``: multi-dimensional arrays a configuration asked to keep.
+* ``results(kind, name, mode, seed, code_version, …, payload)``: finished theorem experiments and
+  conformance checks (JSON), so a report can reuse them.
+
+A run and all its metrics are written in one transaction, by one writer (the sweep's driver
+process): after ``kill -9`` a run is either entirely present or absent, so a resumed sweep neither
+loses nor duplicates anything.  ``UNIQUE(key, code_version)`` makes a duplicate impossible.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from solvers.errors import FcocheckError
+from verify.sweep.task import RunRecord
+
+APP = "fcocheck-results"
+SCHEMA = "1"
+_TABLES = {"meta", "runs", "metrics", "arrays", "results"}
+_DDL = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE runs(
+  id INTEGER PRIMARY KEY, key TEXT NOT NULL, code_version TEXT NOT NULL, config TEXT NOT NULL,
+  algorithm TEXT NOT NULL, problem TEXT NOT NULL, seed INTEGER NOT NULL, tags TEXT NOT NULL,
+  status TEXT NOT NULL, error TEXT, rounds_done INTEGER, diverged_at INTEGER,
+  started TEXT, seconds REAL, meta TEXT, UNIQUE(key, code_version));
+CREATE TABLE metrics(run INTEGER NOT NULL REFERENCES runs(id), metric TEXT NOT NULL,
+  round INTEGER NOT NULL, value REAL, PRIMARY KEY(run, metric, round)) WITHOUT ROWID;
+CREATE TABLE arrays(run INTEGER NOT NULL REFERENCES runs(id), name TEXT NOT NULL, npy BLOB NOT NULL,
+  PRIMARY KEY(run, name));
+CREATE TABLE results(kind TEXT NOT NULL, name TEXT NOT NULL, mode TEXT NOT NULL, seed INTEGER NOT NULL,
+  code_version TEXT NOT NULL, status TEXT NOT NULL, payload TEXT NOT NULL, seconds REAL, created TEXT,
+  PRIMARY KEY(kind, name, mode, seed, code_version));
+"""
+
+
+class StoreError(FcocheckError):
+    """A store file that is not an fcocheck results store, or of another schema."""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _inspect(path: Path) -> None:
+    """Refuse a non-empty file unless it is an fcocheck store of this schema (read-only look)."""
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            meta = dict(con.execute("SELECT key, value FROM meta")) if "meta" in tables else {}
+        finally:
+            con.close()
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(
+            f"store {str(path)!r} is not an fcocheck results store ({exc}); the rule is an "
+            "SQLite file written by fcocheck — it was left untouched"
+        ) from None
+    if meta.get("app") != APP:
+        raise StoreError(
+            f"store {str(path)!r} is a foreign SQLite file (tables {sorted(tables)}, no "
+            f"meta app = {APP!r}); it was left untouched — pass another --store path"
+        )
+    if meta.get("schema") != SCHEMA or not _TABLES <= tables:
+        raise StoreError(
+            f"store {str(path)!r} has schema {meta.get('schema')!r} and tables "
+            f"{sorted(tables)}; this fcocheck reads schema {SCHEMA!r} — it was left untouched"
+        )
+
+
+class Store:
+    """An open results store (see the module docstring)."""
+
+    def __init__(self, path: str | Path) -> None:
+        """Open ``path``, creating it if missing or empty; refuse anything that is not ours."""
+        self.path = Path(path)
+        fresh = not self.path.exists() or self.path.stat().st_size == 0
+        if not fresh:
+            _inspect(self.path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        self.con.execute("PRAGMA journal_mode=WAL")
+        self.con.execute("PRAGMA synchronous=NORMAL")
+        self.con.execute("PRAGMA foreign_keys=ON")
+        if fresh:
+            with self.transaction():
+                for stmt in filter(str.strip, _DDL.split(";")):
+                    self.con.execute(stmt)
+                self.con.executemany(
+                    "INSERT INTO meta VALUES (?, ?)", [("app", APP), ("schema", SCHEMA), ("created", _now())]
+                )
+
+    def close(self) -> None:
+        """Close the connection (checkpointing the WAL)."""
+        self.con.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def transaction(self) -> _Transaction:
+        """``with store.transaction():`` — BEGIN IMMEDIATE … COMMIT, ROLLBACK on error."""
+        return _Transaction(self.con)
+
+    # ---- runs -------------------------------------------------------------------------------
+    def done(self, code_version: str) -> set[str]:
+        """Keys of the runs already recorded with this code version (any final status)."""
+        rows = self.con.execute("SELECT key FROM runs WHERE code_version = ?", (code_version,))
+        return {r[0] for r in rows}
+
+    def put(self, rec: RunRecord, code_version: str) -> bool:
+        """Write one run and its metrics atomically; False (nothing written) if already present."""
+        cfg = rec.config
+        with self.transaction():
+            cur = self.con.execute(
+                "INSERT OR IGNORE INTO runs(key, code_version, config, algorithm, problem, seed, tags, "
+                "status, error, rounds_done, diverged_at, started, seconds, meta) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    rec.key,
+                    code_version,
+                    json.dumps(cfg, sort_keys=True),
+                    cfg["algorithm"],
+                    json.dumps(cfg["problem"], sort_keys=True),
+                    cfg["seed"],
+                    json.dumps(cfg["tags"], sort_keys=True),
+                    rec.status,
+                    rec.error,
+                    rec.rounds_done,
+                    rec.diverged_at,
+                    rec.started,
+                    rec.seconds,
+                    json.dumps(rec.meta, default=float),
+                ),
+            )
+            if cur.rowcount == 0:
+                return False
+            run = cur.lastrowid
+            self.con.executemany(
+                "INSERT INTO metrics VALUES (?,?,?,?)",
+                ((run, name, i, _real(v)) for name, arr in rec.metrics.items() for i, v in enumerate(arr)),
+            )
+            self.con.executemany(
+                "INSERT INTO arrays VALUES (?,?,?)", ((run, name, _npy(a)) for name, a in rec.arrays.items())
+            )
+        return True
+
+    def runs(
+        self, code_version: str | None = None, keys: Iterable[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Run rows (as dicts, ``config`` and ``tags`` parsed), optionally filtered."""
+        sql, args = "SELECT * FROM runs", []
+        if code_version is not None:
+            sql, args = sql + " WHERE code_version = ?", [code_version]
+        cur = self.con.execute(sql + " ORDER BY id", args)
+        cols = [c[0] for c in cur.description]
+        rows = [dict(zip(cols, r, strict=True)) for r in cur]
+        wanted = None if keys is None else set(keys)
+        out = []
+        for r in rows:
+            if wanted is None or r["key"] in wanted:
+                r["config"], r["tags"] = json.loads(r["config"]), json.loads(r["tags"])
+                r["meta"] = json.loads(r["meta"]) if r["meta"] else {}
+                out.append(r)
+        return out
+
+    def metrics(self, run_id: int) -> dict[str, np.ndarray]:
+        """Metric name → values by round for one run (NULL, i.e. NaN, restored)."""
+        out: dict[str, list[float]] = {}
+        for name, _, value in self.con.execute(
+            "SELECT metric, round, value FROM metrics WHERE run = ? ORDER BY metric, round", (run_id,)
+        ):
+            out.setdefault(name, []).append(np.nan if value is None else value)
+        return {k: np.array(v) for k, v in out.items()}
+
+    def arrays(self, run_id: int) -> dict[str, np.ndarray]:
+        """The kept multi-dimensional arrays of one run."""
+        return {
+            name: np.load(io.BytesIO(blob), allow_pickle=False)
+            for name, blob in self.con.execute("SELECT name, npy FROM arrays WHERE run = ?", (run_id,))
+        }
+
+    def long_table(self, code_version: str | None = None) -> Iterator[tuple]:
+        """``(key, algorithm, seed, status, metric, round, value)`` rows of the long table."""
+        sql = (
+            "SELECT r.key, r.algorithm, r.seed, r.status, m.metric, m.round, m.value FROM metrics m "
+            "JOIN runs r ON r.id = m.run"
+        )
+        args: list[Any] = []
+        if code_version is not None:
+            sql, args = sql + " WHERE r.code_version = ?", [code_version]
+        yield from self.con.execute(sql + " ORDER BY r.id, m.metric, m.round", args)
+
+    # ---- job results (experiments, conformance) ---------------------------------------------
+    def put_result(
+        self,
+        kind: str,
+        name: str,
+        mode: str,
+        seed: int,
+        code_version: str,
+        status: str,
+        payload: dict[str, Any],
+        seconds: float,
+    ) -> None:
+        """Record a finished experiment or check (replacing an older copy of the same key)."""
+        with self.transaction():
+            self.con.execute(
+                "INSERT OR REPLACE INTO results VALUES (?,?,?,?,?,?,?,?,?)",
+                (
+                    kind,
+                    name,
+                    mode,
+                    seed,
+                    code_version,
+                    status,
+                    json.dumps(payload, default=_jsonable),
+                    seconds,
+                    _now(),
+                ),
+            )
+
+    def get_result(self, kind: str, name: str, mode: str, seed: int, code_version: str) -> dict | None:
+        """The stored payload, or None."""
+        row = self.con.execute(
+            "SELECT payload FROM results WHERE kind=? AND name=? AND mode=? AND seed=? AND code_version=?",
+            (kind, name, mode, seed, code_version),
+        ).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def code_versions(self) -> dict[str, int]:
+        """Code version → number of runs and results recorded with it."""
+        out: dict[str, int] = {}
+        for table in ("runs", "results"):
+            for v, n in self.con.execute(f"SELECT code_version, COUNT(*) FROM {table} GROUP BY code_version"):
+                out[v] = out.get(v, 0) + n
+        return out
+
+    # ---- export -----------------------------------------------------------------------------
+    def export(self, path: str | Path, fmt: str | None = None) -> Path:
+        """Write the long table joined with run fields as CSV or Parquet (by suffix or ``fmt``)."""
+        path = Path(path)
+        fmt = fmt or path.suffix.lstrip(".").lower()
+        cols = ["key", "algorithm", "seed", "status", "metric", "round", "value"]
+        if fmt == "csv":
+            with path.open("w", newline="") as fh:
+                w = csv.writer(fh)
+                w.writerow(cols)
+                w.writerows(self.long_table())
+            return path
+        if fmt == "parquet":
+            try:
+                import pyarrow as pa
+                import pyarrow.parquet as pq
+            except ImportError:
+                raise StoreError(
+                    f"export to {str(path)!r} needs pyarrow; the rule is "
+                    "`pip install pyarrow` (or export .csv)"
+                ) from None
+            rows = list(self.long_table())
+            table = pa.table({c: [r[i] for r in rows] for i, c in enumerate(cols)})
+            pq.write_table(table, path)
+            return path
+        raise StoreError(f"export format {fmt!r}; the rule is csv or parquet")
+
+
+class _Transaction:
+    def __init__(self, con: sqlite3.Connection) -> None:
+        self.con = con
+
+    def __enter__(self) -> None:
+        self.con.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, typ: object, *rest: object) -> None:
+        self.con.execute("ROLLBACK" if typ else "COMMIT")
+
+
+def _real(v: float) -> float | None:
+    v = float(v)
+    return None if np.isnan(v) else v
+
+
+def _npy(a: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, np.asarray(a), allow_pickle=False)
+    return buf.getvalue()
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, np.generic):
+        return x.item()
+    return str(x)

@@ -1,0 +1,127 @@
+"""Executing one ``RunConfig`` anywhere (this process, a pool worker, a Dask worker).
+
+``execute`` is a pure, picklable top-level function: it builds the problem from its seeded
+generator, solves the certified reference once per process (cached), runs the engine, and returns
+a ``RunRecord`` of plain arrays.  BLAS is held to one thread inside a run, so a run's bits do not
+depend on which executor ran it or how many runs share the machine.  Any exception is recorded
+(status ``error`` with its type and message) instead of propagating: one failing configuration
+never stops a sweep.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from solvers.engine.trace import INTERRUPTED
+from verify.sweep.config import RunConfig, canonical
+
+ERROR = "error"
+
+
+@dataclass
+class RunRecord:
+    """What one run produced.
+
+    Attributes:
+        metrics: metric name → 1-D array (per point r = 0..R, or per round).
+        arrays: the multi-dimensional arrays named in ``config.keep``.
+
+    """
+
+    key: str
+    config: dict[str, Any]
+    status: str
+    seconds: float
+    started: str
+    rounds_done: int = 0
+    diverged_at: int | None = None
+    error: str | None = None
+    metrics: dict[str, np.ndarray] = field(default_factory=dict)
+    arrays: dict[str, np.ndarray] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@lru_cache(maxsize=16)
+def _instance(spec_json: str) -> tuple[Any, Any]:
+    import json
+
+    from solvers.generators import generate
+    from solvers.reference import reference_solve
+
+    spec = json.loads(spec_json)
+    problem = generate(spec["generator"], **spec["params"])
+    return problem, reference_solve(problem)
+
+
+def instance(config: RunConfig) -> tuple[Any, Any]:
+    """The configuration's problem and its certified reference (cached per process)."""
+    return _instance(canonical(config.problem.as_dict()))
+
+
+def _split(trace: Any, keep: tuple[str, ...]) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    scalars = {
+        k: np.asarray(v, dtype=float)
+        for k, v in trace.arrays.items()
+        if np.ndim(v) == 1 and np.asarray(v).dtype.kind in "fiub"
+    }
+    kept = {k: np.asarray(trace.arrays[k]) for k in keep if k in trace.arrays}
+    return scalars, kept
+
+
+def execute(config: RunConfig) -> RunRecord:
+    """Run one configuration; never raises for a bad configuration or a failing run."""
+    from solvers.engine.run import run
+
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    t0 = time.perf_counter()
+    try:
+        with threadpool_limits(1):
+            problem, ref = instance(config)
+            trace = run(
+                config.algorithm,
+                problem,
+                dict(config.hp),
+                rounds=config.rounds,
+                oracle=config.oracle,
+                seed=config.seed,
+                participation=config.participation,
+                record=config.record,
+                reference=ref,
+            )
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # recorded, the sweep goes on (DESIGN 12)
+        last = traceback.extract_tb(exc.__traceback__)[-1]
+        where = f" (at {last.filename.rsplit('/', 1)[-1]}:{last.lineno})"
+        return RunRecord(
+            config.key,
+            config.as_dict(),
+            ERROR,
+            time.perf_counter() - t0,
+            started,
+            error=f"{type(exc).__name__}: {exc}{where}",
+        )
+    if trace.status == INTERRUPTED:  # Ctrl-C inside the engine: not a result, never stored
+        raise KeyboardInterrupt
+    scalars, kept = _split(trace, config.keep)
+    meta = {k: trace.meta[k] for k in ("reference", "constants") if k in trace.meta}
+    return RunRecord(
+        config.key,
+        config.as_dict(),
+        trace.status,
+        time.perf_counter() - t0,
+        started,
+        rounds_done=int(trace.meta["completed"]),
+        diverged_at=trace.meta.get("diverged_at"),
+        metrics=scalars,
+        arrays=kept,
+        meta=meta,
+    )
