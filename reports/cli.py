@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reports import cli_check, cli_run, cli_theory
+from reports import cli_check, cli_report, cli_run, cli_theory
 from reports.cli_common import UsageError, load_problem, parse_params
 from solvers.constants import compute_constants
 from solvers.errors import CertificationError, FcocheckError
@@ -25,8 +25,7 @@ from solvers.reference import reference_solve
 
 def cmd_problems(args: argparse.Namespace) -> int:
     """List the generators with their parameters and defaults."""
-    rows = {name: {"description": describe(name), "parameters": parameters(name)}
-            for name in GENERATORS}
+    rows = {name: {"description": describe(name), "parameters": parameters(name)} for name in GENERATORS}
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -70,8 +69,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
     sol = reference_solve(problem, tol=args.tol)
     consts = compute_constants(problem, w_star=sol.w)
     rec = recovery(problem, sol.w)
-    out = {**sol.as_dict(), "constants": consts.as_dict(), "recovery": rec,
-           "instance": {"name": problem.name, "meta": problem.meta}}
+    out = {
+        **sol.as_dict(),
+        "constants": consts.as_dict(),
+        "recovery": rec,
+        "instance": {"name": problem.name, "meta": problem.meta},
+    }
     if args.out:
         Path(args.out).write_text(json.dumps(out, indent=1, default=float))
     if args.save_instance:
@@ -104,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_run.add_parsers(sub)
     cli_theory.add_parsers(sub)
     cli_check.add_parsers(sub)
+    cli_report.add_parsers(sub)
     return parser
 
 

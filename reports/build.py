@@ -1,0 +1,181 @@
+"""Building a report: run or reuse every job, draw the figures, assemble the ``Report``.
+
+Building a report: run (or reuse from the store) the experiments, the conformance checks and the paper
+reproductions, draw the figures, and assemble the ``Report`` the renderers print.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import subprocess
+import time
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rates.catalog import THEOREMS
+from reports.draw import draw
+from reports.model import ExperimentBlock, Report, ReproductionBlock, TheoremSection
+from reports.plotdata import experiment_figure, reproduction_figure
+from solvers import algorithms
+from verify.experiments import EXPERIMENTS
+from verify.properties import PROPERTIES, R_A, R_O1, TOL_A, TOL_O1
+from verify.report_jobs import conformance_jobs, experiment_jobs, write_files
+from verify.reproductions import fco, fedcanon
+from verify.sweep.executors import cores
+from verify.sweep.session import Session
+
+REPRODUCTIONS = ("fco-fig3", "fco-curse", "fco-fig4", "fedcanon-table3", "fedcanon-fig1")
+
+
+def _theorems(results: dict[str, dict[str, Any]], stems: dict[str, str | None]) -> list[TheoremSection]:
+    by: dict[str, list[ExperimentBlock]] = {}
+    for name, res in results.items():
+        by.setdefault(res["theorem"], []).append(ExperimentBlock(res, stems.get(name)))
+    out = []
+    for thm, blocks in by.items():
+        t = THEOREMS[thm]
+        out.append(TheoremSection(thm, t.title, t.citation, _statement(t), list(t.conditions), blocks))
+    return out
+
+
+def _statement(t: Any) -> str:
+    rel = {"leq": "≤", "lesssim": "≲", "asymp": "≍", "eq": "=", "structure": "≤ (free constants)"}[t.relation]
+    return f"LHS {rel} {t.bound}" + (f";  tuned: {t.tuned}" if t.tuned is not None else "")
+
+
+def _reproduce(session: Session, names: tuple[str, ...], quick: bool, seed: int) -> list[Any]:
+    reps, tuned = [], None
+    for name in names:
+        if name == "fco-fig3":
+            rep = fco.fig3(session, quick, seed)
+            tuned = rep.extra["tuned"]
+        elif name == "fco-curse":
+            rep = fco.curse(session, quick, seed, tuned)
+        elif name == "fco-fig4":
+            rep = fco.fig4(session, quick, seed)
+        elif name == "fedcanon-table3":
+            rep = fedcanon.table3(session, quick, seed)
+        elif name == "fedcanon-fig1":
+            rep = fedcanon.fig1(session, quick, seed)
+        else:
+            raise KeyError(name)
+        reps.append(rep)
+    return reps
+
+
+def _git() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "describe", "--always", "--dirty"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parents[1],
+            timeout=5,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def provenance(session: Session, quick: bool, seed: int, seconds: float, budget: str) -> dict[str, Any]:
+    """Version, seeds, configurations, machine and what was run vs reused."""
+    versions = {
+        p: metadata.version(p) for p in ("numpy", "scipy", "sympy", "cvxpy", "hypothesis", "matplotlib")
+    }
+    sweeps = [
+        {
+            "label": label,
+            "runs": s.requested,
+            "reused": s.reused,
+            "executed": dict(s.executed),
+            "seconds": round(s.seconds, 2),
+        }
+        for label, s in session.summaries
+    ]
+    return {
+        "fcocheck": metadata.version("fcocheck"),
+        "code_version": session.version,
+        "git": _git(),
+        "mode": "quick" if quick else "full",
+        "seed": seed,
+        "seeds_note": "every random choice flows from the seed: experiment seeds seed…seed+n−1, "
+        "conformance search seed, reproduction seeds seed…seed+n−1",
+        "conformance_budget": budget,
+        "store": str(session.store.path),
+        "store_code_versions": session.store.code_versions(),
+        "executor": f"{session.executor.name} ({session.executor.workers} worker(s))",
+        "sweeps": sweeps,
+        "jobs": {"run": session.jobs_run, "reused": session.jobs_reused},
+        "machine": {
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "cpu": platform.processor() or platform.machine(),
+            "cores": cores(),
+            "host": platform.node(),
+        },
+        "libraries": versions,
+        "generated": datetime.now(UTC).isoformat(timespec="seconds"),
+        "wall_seconds": round(seconds, 1),
+    }
+
+
+def build(
+    session: Session,
+    out: Path,
+    quick: bool = True,
+    seed: int = 0,
+    experiments: list[str] | None = None,
+    algs: list[str] | None = None,
+    reproductions: tuple[str, ...] = REPRODUCTIONS,
+    budget: str | None = None,
+) -> Report:
+    """Run or reuse everything, draw every figure, and return the report (not yet rendered)."""
+    start = time.perf_counter()
+    mode = "quick" if quick else "full"
+    budget = budget or mode
+    names = experiments if experiments is not None else list(EXPERIMENTS)
+    algs = algs if algs is not None else sorted(algorithms.ALGORITHMS)
+    results = session.jobs("experiment", mode, seed, experiment_jobs(names, quick, seed))
+    conf = session.jobs("conformance", budget, seed, conformance_jobs(algs, budget, seed)) if algs else {}
+    write_files(conf, out)
+    reps = _reproduce(session, reproductions, quick, seed)
+    figdir = out / "figures"
+    stems: dict[str, str | None] = {}
+    for name, res in results.items():
+        fig = experiment_figure(res)
+        stems[name] = draw(fig, figdir)[0].stem if fig else None
+    blocks = []
+    for rep in reps:
+        fig = reproduction_figure(rep)
+        blocks.append(ReproductionBlock(rep, draw(fig, figdir)[0].stem if fig else None))
+    cells = [c for payload in conf.values() for c in payload["cells"]]
+    report = Report(
+        mode,
+        seed,
+        _theorems(results, stems),
+        invariants=[c for c in cells if c["column"] not in PROPERTIES],
+        properties=[c for c in cells if c["column"] in PROPERTIES],
+        algorithms=algs,
+        property_rules={p: text for p, (_, text) in PROPERTIES.items()},
+        reproductions=blocks,
+    )
+    report.provenance = provenance(session, quick, seed, time.perf_counter() - start, budget)
+    report.provenance["rules"] = {
+        "A": f"drift ≤ {TOL_A:g} over {R_A} rounds from w*",
+        "B–D": f"relative gap ≤ {TOL_O1:g} after {R_O1} rounds",
+    }
+    (out / "report.json").write_text(json.dumps(report.as_dict(), indent=1, default=_json))
+    return report
+
+
+def _json(x: Any) -> Any:
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    return str(x)

@@ -1,0 +1,103 @@
+"""Drawing: ``Figure`` (plain data from ``reports.plotdata``) → PNG and SVG files. Nothing else.
+
+Matplotlib runs headless (Agg); SVG text is kept as text and the SVG carries no creation date, so
+the same data draws the same file.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.ticker import NullFormatter  # noqa: E402
+
+from reports.plotdata import Figure, Line, Panel  # noqa: E402
+
+STYLES = {
+    "measured": {"lw": 1.8},
+    "fit": {"lw": 1.2, "ls": "--", "color": "black"},
+    "predicted": {"lw": 1.2, "ls": ":", "color": "tab:red"},
+    "bound": {"lw": 1.0, "ls": "-.", "color": "grey"},
+    "reference": {"lw": 1.0, "ls": "-", "color": "grey"},
+}
+plt.rcParams.update({"svg.fonttype": "none", "figure.dpi": 100, "font.size": 9, "axes.titlesize": 9})
+
+
+def _line(ax: plt.Axes, line: Line) -> None:
+    x, y = np.asarray(line.x), np.asarray(line.median)
+    style = dict(STYLES.get(line.style, {}))
+    (h,) = ax.plot(x, y, label=line.label, **style)
+    if line.lo is not None and line.hi is not None:
+        ax.fill_between(x, line.lo, line.hi, color=h.get_color(), alpha=0.2, lw=0)
+
+
+def _panel(ax: plt.Axes, p: Panel) -> None:
+    ax.set_title(p.title)
+    ax.set_xlabel(p.xlabel)
+    ax.set_ylabel(p.ylabel)
+    if p.kind == "bars":
+        vals = np.maximum(np.asarray(p.data["values"], dtype=float), 1e-300)
+        ax.bar(
+            p.data["labels"],
+            vals,
+            color=["tab:green" if v <= (p.data["tol"] or 0) else "tab:red" for v in vals],
+        )
+        if p.data.get("tol"):
+            ax.axhline(p.data["tol"], color="black", ls="--", lw=1, label=f"tolerance {p.data['tol']:g}")
+            ax.legend(fontsize=7)
+        ax.set_yscale("log")
+        return
+    if p.kind == "scatter":
+        x, y = np.asarray(p.data["x"]), np.asarray(p.data["y"])
+        ax.scatter(x, y, s=14, color="tab:blue", label="runs")
+        lim = [min(x.min(), y.min()) / 2, max(x.max(), y.max()) * 2]
+        ax.plot(lim, lim, color="black", ls="--", lw=1, label="LHS = RHS")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.legend(fontsize=7)
+        return
+    if p.kind == "pattern":
+        rows = [
+            ("clients (fraction ≠ 0)", p.data["client_fraction"]),
+            ("FedMiD server", p.data["fedmid_server"]),
+            ("FedDualAvg server", p.data["feddualavg_server"]),
+        ]
+        img = np.array([r for _, r in rows], dtype=float)
+        ax.imshow(img, aspect="auto", cmap="Greys", vmin=0, vmax=1, interpolation="nearest")
+        ax.set_yticks(range(len(rows)), [r for r, _ in rows])
+        return
+    for line in p.lines:
+        _line(ax, line)
+    if p.logx:
+        ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    if p.logy and any(
+        np.nanmin(np.asarray(line.median, dtype=float), initial=np.inf) > 0 for line in p.lines
+    ):
+        ax.set_yscale("log")
+    if p.lines:
+        ax.legend(fontsize=7)
+
+
+def draw(fig: Figure, out: Path) -> tuple[Path, Path]:
+    """Write ``out/<stem>.png`` and ``out/<stem>.svg``; returns both paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    n = len(fig.panels)
+    cols = min(n, 3)
+    rows = math.ceil(n / cols)
+    f, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False)
+    for ax, p in zip(axes.ravel(), fig.panels, strict=False):
+        _panel(ax, p)
+    for ax in axes.ravel()[n:]:
+        ax.set_visible(False)
+    f.tight_layout()
+    png, svg = out / f"{fig.stem}.png", out / f"{fig.stem}.svg"
+    f.savefig(png, dpi=110)
+    f.savefig(svg, metadata={"Date": None})
+    plt.close(f)
+    return png, svg

@@ -1,0 +1,193 @@
+"""Plot builders: stored results → plain data (median and quantile bands, fitted and predicted lines).
+
+Plot builders: from stored results to plain data — median and quantile band over seeds, fitted and
+predicted lines — with no drawing (DESIGN 10; ``reports.draw`` draws). Every builder returns a
+``Figure``: panels of lines, each line with its x, median and band; the drawing module only maps these to
+matplotlib calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+QUANTILES = (0.1, 0.9)
+
+
+@dataclass
+class Line:
+    """One line of a panel: median over seeds with a [q10, q90] band (NaN where no seed has data)."""
+
+    label: str
+    x: list[float]
+    median: list[float]
+    lo: list[float] | None = None
+    hi: list[float] | None = None
+    style: str = "measured"  # measured | fit | predicted | bound | reference
+
+
+@dataclass
+class Panel:
+    """One axes."""
+
+    title: str
+    xlabel: str
+    ylabel: str
+    lines: list[Line] = field(default_factory=list)
+    logx: bool = False
+    logy: bool = False
+    kind: str = "lines"  # lines | bars | scatter | pattern
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Figure:
+    """A figure: a stem (file name) and its panels."""
+
+    stem: str
+    title: str
+    panels: list[Panel]
+
+
+def band(Y: Any, quantiles: tuple[float, float] = QUANTILES) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Median and quantile band over seeds (rows) of ``Y``, ignoring NaN (a run that ended early)."""
+    Y = np.atleast_2d(np.asarray(Y, dtype=float))
+    with np.errstate(all="ignore"), _Quiet():
+        med = np.nanmedian(Y, axis=0)
+        lo, hi = np.nanquantile(Y, quantiles[0], axis=0), np.nanquantile(Y, quantiles[1], axis=0)
+    return med, lo, hi
+
+
+def measured_line(label: str, x: Any, Y: Any) -> Line:
+    """A measured line; the band only when there are at least two seeds."""
+    Y = np.atleast_2d(np.asarray(Y, dtype=float))
+    med, lo, hi = band(Y)
+    many = Y.shape[0] > 1
+    return Line(label, _floats(x), _floats(med), _floats(lo) if many else None, _floats(hi) if many else None)
+
+
+def _power_line(label: str, slope: float, x0: float, y0: float, xs: list[float], style: str) -> Line:
+    x = np.asarray(xs, dtype=float)
+    return Line(label, _floats(x), _floats(y0 * (x / x0) ** slope), style=style)
+
+
+def slope_lines(series: dict[str, Any]) -> list[Line]:
+    """Measured curve + fitted line (with its CI in the label) + predicted slope through the fit's middle."""
+    lines = [measured_line(series["label"], series["x"], series["Y"])]
+    fit = series.get("fit")
+    if fit:
+        x_lo, x_hi = fit["x"]
+        xm = float(np.sqrt(x_lo * x_hi))
+        ym = float(np.exp(fit["intercept"] + fit["slope"] * np.log(xm)))
+        xs = [x_lo, x_hi]
+        lines.append(
+            _power_line(
+                f"fit: slope {fit['slope']:.3g} [{fit['ci'][0]:.3g}, {fit['ci'][1]:.3g}]",
+                fit["slope"],
+                xm,
+                ym,
+                xs,
+                "fit",
+            )
+        )
+        if series.get("predicted") is not None:
+            lines.append(
+                _power_line(
+                    f"predicted: slope {series['predicted']:g}", series["predicted"], xm, ym, xs, "predicted"
+                )
+            )
+    if series.get("bound") is not None:
+        lines.append(
+            Line("bound (constants 1)", _floats(series["x"]), _floats(series["bound"]), style="bound")
+        )
+    return lines
+
+
+def experiment_figure(result: dict[str, Any]) -> Figure | None:
+    """The figure of one theorem experiment from its ``plot`` spec (None when it has none)."""
+    spec = result.get("measured", {}).get("plot")
+    if not spec:
+        return None
+    kind = spec["kind"]
+    panel = Panel(result["name"], spec["xlabel"], spec["ylabel"], logx=kind in ("slope", "bound"), logy=True)
+    if kind == "slope":
+        for s in spec["series"]:
+            panel.lines += slope_lines(s)
+    elif kind == "bound":
+        C = float(spec.get("C", 1.0))
+        for s in spec["series"]:
+            panel.lines.append(measured_line(s["label"], s["x"], s["Y"]))
+            panel.lines.append(
+                Line(
+                    f"{C:.3g} × tuned rate",
+                    _floats(s["x"]),
+                    _floats(C * np.asarray(s["bound"])),
+                    style="predicted",
+                )
+            )
+            panel.lines.append(
+                Line("tuned rate (constants 1)", _floats(s["x"]), _floats(s["bound"]), style="bound")
+            )
+    elif kind == "scatter":
+        s = spec["series"][0]
+        panel.kind, panel.logx = "scatter", True
+        panel.data = {"x": _floats(s["x"]), "y": _floats(s["y"]), "labels": s.get("labels", [])}
+    elif kind == "bars":
+        panel.kind = "bars"
+        panel.data = {
+            "labels": [s["label"] for s in spec["series"]],
+            "values": [s["value"] for s in spec["series"]],
+            "tol": spec.get("tol"),
+        }
+    elif kind == "trace":
+        s = spec["series"][0]
+        panel.lines.append(measured_line(s["label"], s["x"], s["Y"]))
+        start, stop = spec["window"]
+        y0 = float(np.asarray(s["Y"], dtype=float)[0][start])
+        xs = list(range(start, stop))
+        panel.lines.append(
+            Line(
+                f"contraction {spec['contraction']:.4g}/round",
+                _floats(xs),
+                _floats(y0 * spec["contraction"] ** (np.asarray(xs) - start)),
+                style="fit",
+            )
+        )
+    return Figure(result["name"], result["name"], [panel])
+
+
+def reproduction_figure(rep: Any) -> Figure | None:
+    """Panels of a reproduction: one per declared metric (split by label group when asked)."""
+    if not rep.panels:
+        return None
+    panels = []
+    for spec in rep.panels:
+        split = spec.get("split")
+        title = spec["ylabel"] + (f" — varying {split}" if split else "")
+        p = Panel(title, "round", spec["ylabel"], logy=spec.get("log", False))
+        for c in rep.curves:
+            if c["metric"] == spec["metric"] and (not split or c["label"].startswith(split)):
+                p.lines.append(measured_line(c["label"], c["x"], c["Y"]))
+        panels.append(p)
+    pattern = rep.extra.get("pattern")
+    if pattern:
+        panels.append(Panel("sparsity pattern, last round", "coordinate", "", kind="pattern", data=pattern))
+    return Figure(rep.name, rep.title, panels)
+
+
+def _floats(x: Any) -> list[float]:
+    return [float(v) for v in np.asarray(x, dtype=float).ravel()]
+
+
+class _Quiet:
+    def __enter__(self) -> None:
+        import warnings
+
+        self._w = warnings.catch_warnings()
+        self._w.__enter__()
+        warnings.simplefilter("ignore", RuntimeWarning)
+
+    def __exit__(self, *exc: object) -> None:
+        self._w.__exit__(*exc)

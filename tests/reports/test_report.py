@@ -1,0 +1,133 @@
+"""``fcocheck report``: the HTML parses, every referenced file exists, verdicts match ``validate --json``."""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from reports.cli import main
+
+EXPERIMENTS = ["fco-eq-4.5", "fco-lemma-4.5-eta", "fedcanon-pl-linear", "fco-4.1-minibatch"]
+ARGS = [a for e in EXPERIMENTS for a in ("--experiment", e)] + [
+    "--algorithm",
+    "fedavg",
+    "--algorithm",
+    "feddualavg",
+    "--reproduction",
+    "fedcanon-table3",
+    "--reproduction",
+    "fedcanon-fig1",
+    "--reproduction",
+    "fco-curse",
+    "--workers",
+    "1",
+    "--no-progress",
+]
+
+
+class Page(HTMLParser):
+    """Collects what the test checks; ``HTMLParser`` raises nothing, so balance is checked by hand."""
+
+    VOID = {"meta", "img", "br", "hr", "link", "input"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str] = []
+        self.errors: list[str] = []
+        self.verdicts: dict[str, str] = {}
+        self.reproductions: dict[str, str] = {}
+        self.figures: list[str] = []
+        self.links: list[str] = []
+        self.images: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        a = dict(attrs)
+        if tag not in self.VOID:
+            self.stack.append(tag)
+        if "data-experiment" in a:
+            self.verdicts[a["data-experiment"]] = a["data-status"]
+        if "data-reproduction" in a:
+            self.reproductions[a["data-reproduction"]] = a["data-status"]
+        if "data-figure" in a:
+            self.figures.append(a["data-figure"])
+        if tag == "a" and "href" in a:
+            self.links.append(a["href"])
+        if tag == "img":
+            self.images.append(a["src"])
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> closes {self.stack[-1:] or 'nothing'}")
+        else:
+            self.stack.pop()
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("report")
+    assert main(["report", "--quick", "--out", str(out / "r"), "--store", str(out / "s.sqlite"), *ARGS]) == 0
+    return out
+
+
+def test_html_parses_and_is_self_contained(report):
+    page = Page()
+    page.feed((report / "r" / "index.html").read_text(encoding="utf-8"))
+    page.close()
+    assert not page.errors and page.stack == [], (page.errors, page.stack)
+    assert page.images and all(src.startswith("data:image/png;base64,") for src in page.images)
+    assert len(page.figures) == len(page.images)
+
+
+def test_every_referenced_figure_and_file_exists(report):
+    out = report / "r"
+    page = Page()
+    page.feed((out / "index.html").read_text(encoding="utf-8"))
+    for fig in page.figures:
+        assert (out / fig).is_file() and (out / fig).with_suffix(".svg").is_file(), fig
+    local = [h for h in page.links if not h.startswith(("#", "http", "data:"))]
+    assert any(h.startswith("counterexamples/") for h in local)
+    for h in local:
+        assert (out / h).is_file(), h
+    md = (out / "report.md").read_text(encoding="utf-8")
+    for fig in page.figures:
+        assert f"]({fig})" in md
+
+
+def test_verdicts_match_validate_json(report, capsys):
+    page = Page()
+    page.feed((report / "r" / "index.html").read_text(encoding="utf-8"))
+    assert set(page.verdicts) == set(EXPERIMENTS)
+    capsys.readouterr()
+    for name in EXPERIMENTS:
+        main(["validate", name, "--quick", "--json"])
+        (res,) = json.loads(capsys.readouterr().out)
+        assert page.verdicts[name] == res["status"], name
+    data = json.loads((report / "r" / "report.json").read_text())
+    assert data["verdicts"] == page.verdicts
+    assert page.verdicts["fco-4.1-minibatch"] == "inconsistent"  # FedMiD applies ψ twice (known finding)
+    assert set(page.reproductions) == {"fedcanon-table3", "fedcanon-fig1", "fco-curse"}
+
+
+def test_a_second_report_reuses_the_store(report, capsys):
+    capsys.readouterr()
+    assert (
+        main(["report", "--quick", "--out", str(report / "r2"), "--store", str(report / "s.sqlite"), *ARGS])
+        == 0
+    )
+    prov = json.loads((report / "r2" / "report.json").read_text())["provenance"]
+    assert prov["jobs"]["run"] == {} and prov["jobs"]["reused"]["experiment"] == len(EXPERIMENTS)
+    assert all(s["reused"] == s["runs"] and not s["executed"] for s in prov["sweeps"])
+    first = json.loads((report / "r" / "report.json").read_text())
+    assert prov["code_version"] == first["provenance"]["code_version"]
+    assert json.loads((report / "r2" / "report.json").read_text())["verdicts"] == first["verdicts"]
+
+
+def test_report_rejects_unknown_names(tmp_path, capsys):
+    assert (
+        main(["report", "--out", str(tmp_path / "o"), "--store", str(tmp_path / "s"), "--experiment", "nope"])
+        == 2
+    )
+    assert "--experiment 'nope'" in capsys.readouterr().err

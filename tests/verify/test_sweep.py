@@ -1,0 +1,272 @@
+"""Sweeps: keys, the store's atomicity and refusals, resumption after SIGKILL, executors agree bit for bit."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from verify.sweep import ProblemSpec, RunConfig, Store, StoreError, grid, run_sweep
+from verify.sweep.config import InvalidSweepError
+from verify.sweep.executors import Dask, Pool, Serial
+from verify.sweep.task import execute
+
+BASE = {
+    "algorithm": "fedavg",
+    "problem": {"generator": "quadratics", "params": {"clients": 4, "d": 6}},
+    "hp": {"eta_c": 0.1, "local_steps": 2},
+    "rounds": 15,
+    "oracle": "gaussian:0.3",
+}
+
+
+def small_grid() -> list[RunConfig]:
+    # three algorithms × two steps × two seeds; eta 50 diverges, scaffold has no eta_c (an error)
+    return grid(
+        BASE, {"algorithm": ["fedavg", "feddualavg", "scaffold"], "hp.eta_c": [0.1, 50.0]}, seeds=[0, 1]
+    )
+
+
+def contents(path: Path) -> dict[str, tuple]:
+    """key → (status, error, rounds_done, diverged_at, metrics) — everything but timings."""
+    with Store(path) as st:
+        return {
+            r["key"]: (
+                r["status"],
+                r["error"],
+                r["rounds_done"],
+                r["diverged_at"],
+                {k: v.tobytes() for k, v in st.metrics(r["id"]).items()},
+            )
+            for r in st.runs()
+        }
+
+
+def test_key_is_canonical_and_covers_every_field():
+    a = RunConfig.from_dict({**BASE, "hp": {"local_steps": 2, "eta_c": 0.1}})
+    b = RunConfig.from_dict(json.loads(json.dumps(BASE)))
+    assert a.key == b.key and len(a.key) == 64
+    for change in (
+        {"seed": 1},
+        {"rounds": 16},
+        {"oracle": "exact"},
+        {"hp": {"eta_c": 0.1000000001, "local_steps": 2}},
+        {"problem": {"generator": "quadratics", "params": {"clients": 5, "d": 6}}},
+        {"tags": {"x": 1}},
+    ):
+        assert RunConfig.from_dict({**BASE, **change}).key != a.key, change
+    assert RunConfig.from_dict(a.as_dict()).key == a.key
+
+
+def test_grid_product_seeds_and_dedup():
+    cfgs = grid(BASE, {"hp.eta_c": [0.1, 0.2, 0.1], "problem.zeta": [1.0, 2.0]}, seeds=range(3))
+    assert len(cfgs) == 2 * 2 * 3 and len({c.key for c in cfgs}) == 12
+    assert {c.problem.params["zeta"] for c in cfgs} == {1.0, 2.0}
+    with pytest.raises(InvalidSweepError, match="grid axis 'eta_c'"):
+        grid(BASE, {"eta_c": [0.1]}, seeds=[0])
+    with pytest.raises(InvalidSweepError, match="non-empty list"):
+        grid(BASE, {"hp.eta_c": []}, seeds=[0])
+    with pytest.raises(InvalidSweepError, match="fields"):
+        RunConfig.from_dict({**BASE, "eta": 1})
+
+
+def test_failing_and_diverging_runs_are_recorded_and_the_sweep_goes_on(tmp_path):
+    cfgs = small_grid()
+    with Store(tmp_path / "s.sqlite") as st:
+        s = run_sweep(cfgs, st, Serial(), progress=False)
+        assert s.executed == {"completed": 4, "diverged": 4, "error": 4}
+        rows = st.runs()
+        err = [r for r in rows if r["status"] == "error"]
+        assert all("scaffold has no hyper-parameter 'eta_c'" in r["error"] for r in err)
+        div = [r for r in rows if r["status"] == "diverged"]
+        assert all(r["config"]["hp"]["eta_c"] == 50.0 and r["diverged_at"] >= 1 for r in div)
+        # the long table: one row per (run, metric, round); a diverged run keeps its completed rounds
+        for r in div:
+            assert len(st.metrics(r["id"])["gap"]) == r["rounds_done"] + 1
+        again = run_sweep(cfgs, st, Serial(), progress=False)
+        assert again.reused == 12 and not again.executed and len(st.runs()) == 12
+
+
+def test_run_record_matches_the_engine_bit_for_bit(tmp_path):
+    from solvers.engine.run import run
+    from verify.sweep.task import instance
+
+    cfg = small_grid()[0]
+    rec = execute(cfg)
+    problem, ref = instance(cfg)
+    t = run(
+        cfg.algorithm,
+        problem,
+        dict(cfg.hp),
+        rounds=cfg.rounds,
+        oracle=cfg.oracle,
+        seed=cfg.seed,
+        reference=ref,
+    )
+    for k, v in rec.metrics.items():
+        assert np.array_equal(v, t[k], equal_nan=True), k
+    with Store(tmp_path / "s.sqlite") as st:
+        st.put(rec, "v")
+        back = st.metrics(st.runs()[0]["id"])
+        assert back.keys() == rec.metrics.keys()
+        assert all(np.array_equal(back[k], rec.metrics[k], equal_nan=True) for k in back)
+        assert st.put(rec, "v") is False and len(st.runs()) == 1  # no duplicate
+
+
+def test_dask_local_cluster_equals_the_local_pool_and_serial(tmp_path):
+    cfgs = small_grid()
+    for name, ex in (("serial", Serial()), ("pool", Pool(2)), ("dask", Dask(local=2))):
+        try:
+            with Store(tmp_path / f"{name}.sqlite") as st:
+                s = run_sweep(cfgs, st, ex, progress=False)
+                assert s.executor == name and sum(s.executed.values()) == len(cfgs)
+        finally:
+            ex.close()
+    serial = contents(tmp_path / "serial.sqlite")
+    assert contents(tmp_path / "pool.sqlite") == serial
+    assert contents(tmp_path / "dask.sqlite") == serial
+
+
+def _store_bytes(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_corrupted_store_is_refused_and_left_untouched(tmp_path):
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(b"this is not a database" * 100)
+    before = _store_bytes(bad)
+    with pytest.raises(StoreError, match="not an fcocheck results store.*left untouched"):
+        Store(bad)
+    assert _store_bytes(bad) == before
+    # a truncated real store
+    good = tmp_path / "good.sqlite"
+    with Store(good) as st:
+        run_sweep(small_grid()[:2], st, Serial(), progress=False)
+    data = good.read_bytes()
+    cut = tmp_path / "cut.sqlite"
+    cut.write_bytes(data[:1000] + b"\x00garbage" * 50)
+    with pytest.raises(StoreError):
+        Store(cut)
+
+
+def test_foreign_sqlite_file_is_refused_and_left_untouched(tmp_path):
+    foreign = tmp_path / "other.sqlite"
+    con = sqlite3.connect(foreign)
+    con.execute("CREATE TABLE runs(id INTEGER, name TEXT)")
+    con.execute("INSERT INTO runs VALUES (1, 'theirs')")
+    con.commit()
+    con.close()
+    before = _store_bytes(foreign)
+    with pytest.raises(StoreError, match="foreign SQLite file.*left untouched"):
+        Store(foreign)
+    assert _store_bytes(foreign) == before
+    # ours, but another schema
+    other = tmp_path / "schema.sqlite"
+    with Store(other):
+        pass
+    con = sqlite3.connect(other)
+    con.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
+    con.commit()
+    con.close()
+    with pytest.raises(StoreError, match="schema '99'"):
+        Store(other)
+
+
+def test_cli_refuses_a_foreign_store_with_exit_2(tmp_path):
+    from reports.cli import main
+
+    foreign = tmp_path / "x.sqlite"
+    foreign.write_text("hello")
+    sweep = tmp_path / "sweep.json"
+    sweep.write_text(json.dumps({"base": BASE, "axes": {"hp.eta_c": [0.1]}, "seeds": 1}))
+    assert main(["sweep", str(sweep), "--store", str(foreign), "--workers", "1"]) == 2
+    assert foreign.read_text() == "hello"
+
+
+def test_export_csv_and_parquet(tmp_path):
+    import csv
+
+    import pyarrow.parquet as pq
+
+    with Store(tmp_path / "s.sqlite") as st:
+        run_sweep(small_grid()[:4], st, Serial(), progress=False)
+        n = st.con.execute("SELECT COUNT(*) FROM metrics").fetchone()[0]
+        st.export(tmp_path / "m.csv")
+        st.export(tmp_path / "m.parquet")
+        with pytest.raises(StoreError, match="csv or parquet"):
+            st.export(tmp_path / "m.xlsx")
+    rows = list(csv.reader((tmp_path / "m.csv").open()))
+    assert (
+        rows[0] == ["key", "algorithm", "seed", "status", "metric", "round", "value"] and len(rows) == n + 1
+    )
+    table = pq.read_table(tmp_path / "m.parquet")
+    assert table.num_rows == n and table.column_names == rows[0]
+
+
+def test_sigkill_mid_sweep_resumes_without_loss_or_duplicates(tmp_path):
+    """kill -9 the sweep process group while runs are in flight; the rerun completes the rest only."""
+    store = tmp_path / "s.sqlite"
+    sweep = tmp_path / "sweep.json"
+    base = {**BASE, "rounds": 400, "algorithm": "feddualavg"}
+    sweep.write_text(json.dumps({"base": base, "axes": {"hp.eta_c": [0.01, 0.02, 0.05, 0.1]}, "seeds": 6}))
+    cmd = [
+        sys.executable,
+        "-m",
+        "reports.cli",
+        "sweep",
+        str(sweep),
+        "--store",
+        str(store),
+        "--workers",
+        "2",
+        "--no-progress",
+    ]
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline, done = time.time() + 120, 0
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+        if store.exists():
+            try:
+                con = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=1)
+                done = con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+                con.close()
+            except sqlite3.Error:
+                continue
+            if done >= 3:
+                break
+    assert proc.poll() is None, "the sweep finished before it could be killed; make it longer"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = contents(store)
+    assert 3 <= len(before) < 24
+    # every stored run is whole: its metrics are all there
+    for status, _, rounds_done, _, metrics in before.values():
+        assert status == "completed" and len(np.frombuffer(metrics["gap"])) == rounds_done + 1 == 401
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert f"{len(before)} reused from the store" in out.stdout
+    after = contents(store)
+    assert len(after) == 24 and set(before) <= set(after)
+    assert all(after[k] == v for k, v in before.items())  # nothing completed was lost or rewritten
+    with Store(store) as st:
+        n = st.con.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM runs").fetchone()
+        assert n == (24, 24)
+    # and the resumed store equals a clean serial run of the same sweep
+    fresh = tmp_path / "fresh.sqlite"
+    with Store(fresh) as st:
+        run_sweep(grid(base, {"hp.eta_c": [0.01, 0.02, 0.05, 0.1]}, range(6)), st, Serial(), progress=False)
+    assert contents(fresh) == after
+
+
+def test_problem_spec_json_round_trip():
+    c = RunConfig("fedavg", ProblemSpec("quadratics", {"d": 3}), {"eta_c": 0.1}, 5)
+    assert RunConfig.from_dict(json.loads(json.dumps(c.as_dict()))) == c

@@ -1,0 +1,70 @@
+"""The report's whole-job units (one theorem experiment, one conformance slice), for any executor.
+
+The report's whole-job units, runnable on any executor: one theorem experiment, one slice of the
+conformance matrix. Each returns a JSON-ready payload; counterexample files travel inside it (base64) so
+a remote worker needs no shared disk and a reused payload still yields the files.
+"""
+
+from __future__ import annotations
+
+import base64
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from solvers import algorithms
+from verify.conformance import check_invariant, check_properties
+from verify.experiments import EXPERIMENTS
+from verify.invariants import INVARIANTS
+from verify.sweep.session import Job
+
+
+def experiment(name: str, quick: bool, seed: int) -> dict[str, Any]:
+    """``Result.as_dict()`` of one theorem experiment."""
+    return EXPERIMENTS[name](quick=quick, seed=seed).as_dict()
+
+
+def _files(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): base64.b64encode(p.read_bytes()).decode()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def conformance_slice(what: str, budget: str, seed: int) -> dict[str, Any]:
+    """``invariants`` (every invariant) or an algorithm name (its properties A–D): cells + files."""
+    with tempfile.TemporaryDirectory() as tmp:
+        target = Path(tmp) / "counterexamples"
+        if what == "invariants":
+            cells = [check_invariant(inv, budget, target, seed) for inv in INVARIANTS.values()]
+        else:
+            cells = check_properties(algorithms.get(what), budget, target, seed)
+        files = _files(Path(tmp)) if target.exists() else {}
+        rows = [c.as_dict() for c in cells]
+        for row in rows:  # paths relative to the report directory
+            if row["counterexample"]:
+                row["counterexample"] = str(Path(row["counterexample"]).relative_to(tmp))
+    return {"status": "done", "cells": rows, "files": files}
+
+
+def experiment_jobs(names: list[str], quick: bool, seed: int) -> list[Job]:
+    """One job per experiment."""
+    return [Job(n, experiment, (n, quick, seed)) for n in names]
+
+
+def conformance_jobs(algs: list[str], budget: str, seed: int) -> list[Job]:
+    """The invariants job and one job per algorithm."""
+    return [Job(w, conformance_slice, (w, budget, seed)) for w in ["invariants", *algs]]
+
+
+def write_files(payloads: dict[str, dict[str, Any]], out: Path) -> list[Path]:
+    """Write the counterexample files carried by conformance payloads under ``out``."""
+    written = []
+    for payload in payloads.values():
+        for rel, data in payload.get("files", {}).items():
+            path = out / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(base64.b64decode(data))
+            written.append(path)
+    return written
