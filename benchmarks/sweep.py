@@ -73,7 +73,8 @@ def main() -> None:
     cfgs = configs(args.runs, args.rounds)
     workers = args.workers or cores()
     print(
-        f"{len(cfgs)} runs ({args.rounds} rounds each), {cores()} cores; pool of {workers}, Dask LocalCluster of 2"
+        f"{len(cfgs)} runs ({args.rounds} rounds each), {cores()} cores; pool of {workers}, "
+        "Dask LocalCluster of 2"
     )
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
