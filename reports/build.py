@@ -15,13 +15,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from rates.catalog import THEOREMS
 from reports.draw import draw
 from reports.model import ExperimentBlock, Report, ReproductionBlock, TheoremSection
 from reports.plotdata import experiment_figure, reproduction_figure
 from solvers import algorithms
+from solvers.engine.trace import jsonable
 from verify.experiments import EXPERIMENTS
 from verify.properties import PROPERTIES, R_A, R_O1, TOL_A, TOL_O1
 from verify.report_jobs import conformance_jobs, experiment_jobs, write_files
@@ -169,13 +168,5 @@ def build(
         "A": f"drift ≤ {TOL_A:g} over {R_A} rounds from w*",
         "B–D": f"relative gap ≤ {TOL_O1:g} after {R_O1} rounds",
     }
-    (out / "report.json").write_text(json.dumps(report.as_dict(), indent=1, default=_json))
+    (out / "report.json").write_text(json.dumps(report.as_dict(), indent=1, default=jsonable))
     return report
-
-
-def _json(x: Any) -> Any:
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    return str(x)

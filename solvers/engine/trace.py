@@ -77,7 +77,7 @@ class Trace:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".partial.npz")
-        np.savez_compressed(tmp, __meta__=np.array(json.dumps(self.meta, default=_jsonable)), **self.arrays)
+        np.savez_compressed(tmp, __meta__=np.array(json.dumps(self.meta, default=jsonable)), **self.arrays)
         tmp.replace(path)
         return path
 
@@ -93,7 +93,8 @@ class Trace:
         return cls(meta, arrays)
 
 
-def _jsonable(x: Any) -> Any:
+def jsonable(x: Any) -> Any:
+    """``json.dumps`` default: numpy scalars and arrays as Python values, anything else as text."""
     if isinstance(x, np.generic):
         return x.item()
     if isinstance(x, np.ndarray):

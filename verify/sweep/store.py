@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from solvers.engine.trace import jsonable
 from solvers.errors import FcocheckError
 from verify.sweep.task import RunRecord
 
@@ -235,7 +236,7 @@ class Store:
                     seed,
                     code_version,
                     status,
-                    json.dumps(payload, default=_jsonable),
+                    json.dumps(payload, default=jsonable),
                     seconds,
                     _now(),
                 ),
@@ -305,11 +306,3 @@ def _npy(a: np.ndarray) -> bytes:
     buf = io.BytesIO()
     np.save(buf, np.asarray(a), allow_pickle=False)
     return buf.getvalue()
-
-
-def _jsonable(x: Any) -> Any:
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if isinstance(x, np.generic):
-        return x.item()
-    return str(x)
