@@ -119,3 +119,11 @@ def final(runs: Sequence[StoredRun], alg: str, metric: str) -> float:
     """Median over seeds of the last value of ``metric`` for ``alg``."""
     vals = [r.metrics[metric][-1] for r in runs if r.config.algorithm == alg and metric in r.metrics]
     return float(np.median(vals)) if vals else float("nan")
+
+
+def plotted(
+    runs: Sequence[StoredRun], label: Callable[[StoredRun], str], panels: Sequence[tuple[str, str, bool]]
+) -> tuple[list[dict], list[dict[str, Any]]]:
+    """Curves of the panels' metrics and the panel specs, from one list of (metric, ylabel, log)."""
+    specs = [{"metric": m, "ylabel": y, "log": log} for m, y, log in panels]
+    return collect(runs, label, [m for m, _, _ in panels]), specs

@@ -16,13 +16,13 @@ from verify.reproductions.base import (
     REPRODUCED,
     Finding,
     Reproduction,
-    collect,
     config,
     final,
+    plotted,
     tune,
 )
 from verify.sweep.config import ProblemSpec
-from verify.sweep.session import Session
+from verify.sweep.session import Session, StoredRun
 
 FOUR = ("feddualavg", "fedmid", "feddualavg-osp", "fedmid-osp")
 NAMES = {
@@ -32,6 +32,27 @@ NAMES = {
     "fedmid-osp": "FedMiD-OSP",
 }
 K, ORACLE = 10, "minibatch:10"
+FIG3_PANELS = (
+    ("f1", "F1 of the support", False),
+    ("precision", "precision", False),
+    ("recall", "recall", False),
+    ("density", "density of w", False),
+    ("gap", "Φ(w_r) − Φ*", True),
+)
+FIG4_PANELS = (
+    ("objective", "Φ(w_r) (training loss)", True),
+    ("rank", "rank of W", False),
+    ("recovery_error", "‖W − W_real‖_F", True),
+)
+CURSE_PANELS = (
+    ("client_density", "mean density of the client iterates", False),
+    ("average_density", "density of their primal average", False),
+    ("density", "density of the server model", False),
+)
+
+
+def _name(run: StoredRun) -> str:
+    return NAMES[run.config.algorithm]
 
 
 def _grid(quick: bool) -> list[dict[str, Any]]:
@@ -93,7 +114,6 @@ def fig3(session: Session, quick: bool, seed: int) -> Reproduction:
     problem = ProblemSpec("lasso-paper", {})
     rounds, seeds = ((30, 100), 2) if quick else ((100, 300), 5)
     tuned, runs = _tuned_runs(session, problem, "fco-fig3", quick, seed, "f1", 1.0, rounds, seeds)
-    metrics = ("f1", "precision", "recall", "density", "gap")
     true_density = 512 / 1024
     f1 = {a: final(runs, a, "f1") for a in FOUR}
     dens = {a: final(runs, a, "density") for a in FOUR}
@@ -119,17 +139,7 @@ def fig3(session: Session, quick: bool, seed: int) -> Reproduction:
         f"lasso-paper (64 clients × 128 samples, d = 1024, 512 non-zeros, λ = 0.05), K = {K}, {ORACLE}; "
         f"η_c × η_s tuned for the best final F1 over {len(_grid(quick))} points at R = {rounds[0]}, then "
         f"R = {rounds[1]} over {seeds} seeds",
-        collect(runs, lambda r: NAMES[r.config.algorithm], metrics),
-        [
-            {"metric": m, "ylabel": y, "log": m == "gap"}
-            for m, y in (
-                ("f1", "F1 of the support"),
-                ("precision", "precision"),
-                ("recall", "recall"),
-                ("density", "density of w"),
-                ("gap", "Φ(w_r) − Φ*"),
-            )
-        ],
+        *plotted(runs, _name, FIG3_PANELS),
         _tuned_table(tuned, {"F1": f1, "density": dens}),
         findings,
         extra={"tuned": tuned, "true_density": true_density},
@@ -171,12 +181,7 @@ def fig4(session: Session, quick: bool, seed: int) -> Reproduction:
         "nuclear λ = 0.1), "
         f"K = {K}, {ORACLE}; η_c × η_s tuned for the best recovery error at R = {rounds[0]}, then R = "
         f"{rounds[1]} over {seeds} seeds",
-        collect(runs, lambda r: NAMES[r.config.algorithm], ("objective", "rank", "recovery_error")),
-        [
-            {"metric": "objective", "ylabel": "Φ(w_r) (training loss)", "log": True},
-            {"metric": "rank", "ylabel": "rank of W", "log": False},
-            {"metric": "recovery_error", "ylabel": "‖W − W_real‖_F", "log": True},
-        ],
+        *plotted(runs, _name, FIG4_PANELS),
         _tuned_table(tuned, {"recovery error": err, "rank": rank}),
         findings,
         extra={"tuned": tuned, "true_rank": true_rank},
@@ -255,12 +260,7 @@ def curse(session: Session, quick: bool, seed: int, tuned: dict[str, dict] | Non
         "FCO §3.2, Fig. 2",
         f"quadratics (8 clients, d = 50, ζ = 5, λ = 1), η_c = 1, K = 50, exact gradients, R = {R}; and "
         f"lasso-paper at the Fig. 3 tuned steps, R = {4 * R}",
-        collect(quad, lambda r: NAMES[r.config.algorithm], ("client_density", "average_density", "density")),
-        [
-            {"metric": "client_density", "ylabel": "mean density of the client iterates", "log": False},
-            {"metric": "average_density", "ylabel": "density of their primal average", "log": False},
-            {"metric": "density", "ylabel": "density of the server model", "log": False},
-        ],
+        *plotted(quad, _name, CURSE_PANELS),
         findings=findings,
         notes=[
             "FedMiD's server step as printed (Alg. 2) applies the prox once more, with weight η_s η_c K λ "
