@@ -23,6 +23,7 @@ import numpy as np
 
 from solvers.errors import CertificationError
 from solvers.problem import Problem
+from solvers.reference.centring import centred
 from solvers.reference.certificate import (
     Certificate,
     glm_gap,
@@ -86,8 +87,15 @@ def _smooth_part(problem: Problem) -> _Smooth:
 
 def _run_fista(problem: Problem, smooth: _Smooth, w0: np.ndarray, tol: float,
                max_iter: int) -> tuple[np.ndarray, Certificate, int]:
-    res = fista(smooth.grad, problem.psi.prox, smooth.L, w0,
-                stop=lambda w: smooth.certify(w).relative <= tol, max_iter=max_iter)
+    def stop(w: np.ndarray) -> bool:
+        if not np.all(np.isfinite(w)):
+            raise CertificationError(f"{problem.name}: the first-order method produced a non-finite "
+                                     "iterate; the rule is finite iterates")
+        cert = smooth.certify(w)
+        # stop too once the gap is all rounding: no iteration can certify below that floor
+        return cert.relative <= tol or (cert.rounding_relative > tol and cert.value <= 2 * cert.rounding)
+
+    res = fista(smooth.grad, problem.psi.prox, smooth.L, w0, stop=stop, max_iter=max_iter)
     return res.w, smooth.certify(res.w), res.iterations
 
 
@@ -112,6 +120,7 @@ def reference_solve(problem: Problem, tol: float = 1e-10, agree_tol: float = 1e-
     start = time.perf_counter()
     if not problem.convex:
         return _stationary(problem, start, max_iter)
+    original, (problem, back) = problem, centred(problem)
     smooth = _smooth_part(problem)
     records: list[dict[str, Any]] = []
 
@@ -127,11 +136,22 @@ def reference_solve(problem: Problem, tol: float = 1e-10, agree_tol: float = 1e-
                            gram_reduced=smooth.gram is not None))
     agreement = _cross_check(problem, smooth, cert_fo, cvx.w, cert_cvx, tol, agree_tol,
                              records, max_iter)
-    if cert_fo.relative > tol:
+    if cert_fo.rounding_relative > tol:
+        raise CertificationError(
+            f"{problem.name}: the certificate's rounding floor is {cert_fo.rounding_relative:.3e} "
+            f"relative (float64 cannot resolve the data's scale or offset), above the target "
+            f"{tol:.1e}; the rule is rounding floor <= tol: centre or rescale the data, or raise --tol")
+    if not cert_fo.relative <= tol:
         raise CertificationError(
             f"{problem.name}: first-order method certified only {cert_fo.relative:.3e} relative "
             f"({cert_fo.kind}) after {its} iterations; target {tol:.1e}")
-    return ReferenceSolution(problem.name, cert_fo.primal, w_fo, cert_fo, GLOBAL, records,
+    w = back(w_fo)
+    if problem is not original:
+        cert_orig = _smooth_part(original).certify(w)
+        records.append(_record("same point on the uncentred data (b = b' + ȳ − x̄ᵀw)",
+                               "certified" if cert_orig.relative <= tol else "rounding-limited",
+                               0.0, cert_orig))
+    return ReferenceSolution(original.name, cert_fo.primal, w, cert_fo, GLOBAL, records,
                              agreement, time.perf_counter() - start)
 
 

@@ -121,3 +121,94 @@ def test_paper_variants_certified_and_recovered(name, params):
         assert rec["recall"] == 1.0 and rec["precision"] >= 0.95
     else:
         assert rec["rank"] == params["rank"]
+
+
+def _diabetes(offset: float, lam: float = 0.05, clients: int = 1) -> Problem:
+    from sklearn.datasets import load_diabetes
+
+    X, y = load_diabetes(return_X_y=True)
+    return Problem(name=f"diabetes+{offset:g}", loss="squares", X=tuple(np.array_split(X, clients)),
+                   y=tuple(np.array_split(y + offset, clients)), regularizer=L1(lam),
+                   mirror=Euclidean(), weights=uniform_weights(clients), intercept=True)
+
+
+def _old_difference_gap(problem: Problem, w: np.ndarray) -> float:
+    """The pre-fix certificate: P(w) − D(u) computed as a difference through F*'s constant c₀."""
+    gram = gram_form(problem)
+    u = gram.grad(w)
+    v = L1(problem.regularizer.lam).dual_project(-u[: problem.d])
+    u = np.r_[-v, 0.0]
+    return problem.Phi(w) - (-gram.conjugate(u))
+
+
+@pytest.mark.parametrize("offset", [1e5, 1e7])
+def test_constant_offset_in_y_neither_fakes_nor_blocks_the_certificate(offset):
+    """Regression (issue 20): y + 1e7 was certified with gap 0.0 (dual > primal, clipped) and w off
+    by 6.8e-3; y + 1e5 failed after 200,000 iterations.  The optimum is the offset-0 one with
+    b shifted by the offset; an independent solver (scikit-learn) must respect the certified
+    lower bound."""
+    from sklearn.linear_model import Lasso
+
+    base, shifted = reference_solve(_diabetes(0.0)), reference_solve(_diabetes(offset))
+    for sol in (base, shifted):
+        assert sol.certificate.kind == "duality-gap" and 0 < sol.certificate.relative <= 1e-10
+    # the same optimal value, within the two certificates
+    assert abs(shifted.objective - base.objective) <= base.certificate.value + shifted.certificate.value
+    # the shifted optimum, evaluated on the shifted data, is certified there too
+    problem = _diabetes(offset)
+    assert problem.Phi(shifted.w) - base.objective <= 2 * (base.certificate.value + shifted.certificate.value)
+    X, y = np.vstack(problem.X), np.concatenate(problem.y)
+    sk = Lasso(alpha=0.05, tol=1e-14, max_iter=1_000_000).fit(X, y)
+    sk_obj = problem.Phi(np.r_[sk.coef_, sk.intercept_])
+    assert sk_obj >= shifted.objective - shifted.certificate.value  # weak duality, independent solver
+    assert sk_obj - shifted.objective <= 1e-9 * abs(shifted.objective)
+
+
+def test_the_old_difference_form_was_fooled_by_the_offset():
+    """The violation the new certificate must reject: at y + 1e7 the difference P − D computed
+    through c₀ = ½Σωy² is off by far more than the true gap (it came out negative, clipped to
+    0), while the Fenchel–Young form brackets the true suboptimality."""
+    problem = _diabetes(1e7)
+    sol = reference_solve(problem)
+    w_bad = sol.w + np.r_[np.full(problem.d, 1e-5), 0.0]
+    true_gap = problem.Phi(w_bad) - sol.objective
+    assert 0 < true_gap < 1e-3
+    assert abs(_old_difference_gap(problem, w_bad) - true_gap) > 1e-3  # the old rule: meaningless
+    cert = gram_gap(problem, gram_form(problem), w_bad)
+    assert true_gap - sol.certificate.value <= cert.value <= 1e-3
+
+
+def test_negative_gap_beyond_rounding_is_an_error_never_zero():
+    from solvers.errors import CertificationError
+    from solvers.reference.certificate import _gap_certificate
+
+    problem = tiny_lasso(0)
+    w = reference_solve(problem).w
+    with pytest.raises(CertificationError, match="negative beyond the rounding bound"):
+        _gap_certificate(problem, w, [(-1e-6, 1e-12), (0.0, 1e-12)])
+    with pytest.raises(CertificationError, match="finite certificate"):
+        _gap_certificate(problem, w, [(float("nan"), 0.0)])
+    cert = _gap_certificate(problem, w, [(-1e-13, 1e-12), (0.0, 1e-12)])
+    assert cert.value > 0  # rounding is reported, never a certificate of exactly 0
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), offset=st.sampled_from([0.0, 1e3, 1e6, 1e8]),
+       scale=st.floats(1e-3, 10.0))
+def test_gap_bounds_the_suboptimality_at_any_point_whatever_the_offset(seed, offset, scale):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((2, 6, 3))
+    y = X @ rng.standard_normal(3) + offset + 0.3 * rng.standard_normal((2, 6))
+    problem = Problem(name="t", loss="squares", X=tuple(X), y=tuple(y), regularizer=L1(0.3),
+                      mirror=Euclidean(), weights=uniform_weights(2), intercept=True)
+    opt = brute_force_lasso(replace_offset(problem, offset))
+    w = np.r_[scale * rng.standard_normal(3), offset + scale * rng.standard_normal()]
+    cert = gram_gap(problem, gram_form(problem), w)
+    assert cert.value >= problem.Phi(w) - opt - 1e-9 * abs(opt)
+
+
+def replace_offset(problem: Problem, offset: float) -> Problem:
+    """The same problem with y − offset (the brute force is exact only without the offset)."""
+    from dataclasses import replace
+
+    return replace(problem, y=tuple(v - offset for v in problem.y))
