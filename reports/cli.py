@@ -63,9 +63,9 @@ def _summary(problem: Problem, sol: Any, consts: Any, rec: dict) -> str:
 
 def cmd_solve(args: argparse.Namespace) -> int:
     """Certified reference optimum of a problem; writes JSON only on success."""
-    problem = load_problem(args.problem, parse_params(args.param), args.seed)
-    if args.tol <= 0 or args.tol >= 1:
+    if not 0 < args.tol < 1:  # also refuses nan
         raise UsageError(f"--tol {args.tol!r}; the rule is 0 < tol < 1")
+    problem = load_problem(args.problem, parse_params(args.param), args.seed)
     sol = reference_solve(problem, tol=args.tol)
     consts = compute_constants(problem, w_star=sol.w)
     rec = recovery(problem, sol.w)

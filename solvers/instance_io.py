@@ -11,6 +11,7 @@ string: ``{"loss": ..., "regularizer": {"name": "l1", "lam": 0.5}, "mirror": {"n
 from __future__ import annotations
 
 import json
+import os
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,65 @@ from solvers.spec import closest
 
 REQUIRED_META = ("loss", "regularizer", "mirror")
 KNOWN_META = REQUIRED_META + ("intercept", "weights", "ridge_lam", "shape", "name", "generator")
+WEIGHTINGS = ("uniform", "samples", "custom")
+MEMORY_SHARE = 0.5  # an instance may claim at most half of the machine's memory
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+# key → (rule, test): meta is validated by type, never coerced (bool("false") is True)
+META_SCHEMA: dict[str, tuple[str, Any]] = {
+    "loss": ("a string", lambda v: isinstance(v, str)),
+    "regularizer": ("an object with a 'name'", lambda v: isinstance(v, dict)),
+    "mirror": ("an object with a 'name'", lambda v: isinstance(v, dict)),
+    "intercept": ("true or false (a JSON boolean)", lambda v: isinstance(v, bool)),
+    "weights": (f"one of {list(WEIGHTINGS)}", lambda v: v in WEIGHTINGS),
+    "ridge_lam": ("a finite number >= 0 or null",
+                  lambda v: v is None or (_is_number(v) and np.isfinite(v) and v >= 0)),
+    "shape": ("null or [d1, d2] with positive integers",
+              lambda v: v is None or (isinstance(v, list) and len(v) == 2 and all(
+                  isinstance(k, int) and not isinstance(k, bool) and k > 0 for k in v))),
+    "name": ("a string", lambda v: isinstance(v, str)),
+    "generator": ("an object or null", lambda v: v is None or isinstance(v, dict)),
+}
+
+
+def _check_meta(meta: dict[str, Any], path: Path) -> None:
+    for key, value in meta.items():
+        rule, ok = META_SCHEMA[key]
+        if not ok(value):
+            raise InvalidInstanceFileError(
+                f"instance file {str(path)!r}: meta {key!r} = {json.dumps(value)}; the rule is {rule}")
+
+
+def _memory_limit() -> int:
+    try:
+        return int(MEMORY_SHARE * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
+        return 8 << 30
+
+
+def _check_headers(z: Any, path: Path) -> None:
+    """Read every member's .npy header; refuse non-numeric dtypes and sizes beyond memory."""
+    total, limit = 0, _memory_limit()
+    for name in z.files:
+        with z.zip.open(name + ".npy") as f:
+            version = np.lib.format.read_magic(f)
+            read = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+                np.lib.format.read_array_header_2_0
+            shape, _, dtype = read(f)
+        size = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        if name != "meta" and dtype.kind not in "biuf":
+            raise InvalidInstanceFileError(
+                f"instance file {str(path)!r}: array {name!r} has dtype {dtype}; the rule is real "
+                "numbers (bool, int or float) read without pickle: no complex, string or object arrays")
+        total += size
+        if total > limit:
+            raise InvalidInstanceFileError(
+                f"instance file {str(path)!r}: array {name!r} of shape {shape} brings the instance to "
+                f"{total / 2**30:.1f} GiB; the rule is at most {limit / 2**30:.1f} GiB (half the memory)")
 
 
 def save_instance(problem: Problem, path: str | Path) -> Path:
@@ -62,8 +122,14 @@ def _read(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         raise InvalidInstanceFileError(f"instance file {str(path)!r} does not exist")
     try:
         with np.load(path, allow_pickle=False) as z:
+            if not hasattr(z, "files"):
+                raise InvalidInstanceFileError(
+                    f"instance file {str(path)!r} is a single array; the rule is an .npz archive")
+            _check_headers(z, path)
             arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError) as exc:
+        if isinstance(exc, InvalidInstanceFileError):
+            raise
         raise InvalidInstanceFileError(
             f"instance file {str(path)!r} is not a readable .npz without pickle ({exc})") from None
     if "meta" not in arrays:
@@ -82,6 +148,7 @@ def _read(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
             raise InvalidInstanceFileError(
                 f"instance file {str(path)!r}: unknown meta key {key!r}; known: {list(KNOWN_META)}"
                 f"{closest(key, KNOWN_META)}")
+    _check_meta(meta, path)
     return meta, arrays
 
 
@@ -117,7 +184,7 @@ def load_instance(path: str | Path) -> Problem:
     """
     path = Path(path)
     meta, arrays = _read(path)
-    loss = str(meta["loss"])
+    loss = meta["loss"]
     psi = regularizers.make(meta["regularizer"])
     h = mirror_maps.make(meta["mirror"])
     if loss == "quadratic":
@@ -131,7 +198,7 @@ def load_instance(path: str | Path) -> Problem:
         X, y = tuple(_blocks(arrays, "X", path)), tuple(_blocks(arrays, "y", path))
         Q = c = None
         M, n = len(y), np.array([len(v) for v in y])
-    weighting = str(meta.get("weights", "uniform"))
+    weighting = meta.get("weights", "uniform")
     if weighting == "uniform":
         weights = uniform_weights(max(M, 1))
     elif weighting == "samples":
@@ -145,6 +212,6 @@ def load_instance(path: str | Path) -> Problem:
     truth = {k[: -len("_true")]: v for k, v in arrays.items() if k.endswith("_true")}
     shape = tuple(meta["shape"]) if meta.get("shape") else None
     return Problem(name=str(meta.get("name", path.stem)), loss=loss, X=X, y=y, Q=Q, c=c,
-                   regularizer=psi, mirror=h, weights=weights, intercept=bool(meta.get("intercept")),
+                   regularizer=psi, mirror=h, weights=weights, intercept=meta.get("intercept", False),
                    weighting=weighting, ridge_lam=float(meta.get("ridge_lam") or 0.0), shape=shape,
                    truth=truth, meta={"file": str(path), **(meta.get("generator") or {})})

@@ -198,8 +198,9 @@ def _fail(problem: Problem, rule: str) -> None:
 
 
 def _finite(arr: Any) -> bool:
+    """Real (bool/int/float) and finite: complex, string and object data are refused too."""
     data = arr.data if sp.issparse(arr) else np.asarray(arr)
-    return bool(np.all(np.isfinite(data)))
+    return data.dtype.kind in "biuf" and bool(np.all(np.isfinite(data)))
 
 
 def validate(p: Problem) -> None:
@@ -225,9 +226,18 @@ def _validate_quadratic(p: Problem) -> None:
     if c.shape[0] == 0:
         _fail(p, "no clients (M = 0); the rule is M >= 1")
     if not (_finite(Q) and _finite(c)):
-        _fail(p, "Q or c holds NaN or inf; the rule is finite data")
+        _fail(p, f"Q or c holds NaN, inf or non-real values (dtypes {Q.dtype}, {c.dtype}); the rule "
+                 "is finite real data")
+    if c.shape[1] == 0:
+        _fail(p, "d = 0 coordinates; the rule is d >= 1")
     if not np.allclose(Q, np.swapaxes(Q, 1, 2), atol=1e-12 * (1 + np.abs(Q).max())):
         _fail(p, "Q is not symmetric; the rule is Q_m = Q_mᵀ")
+    low = float(np.linalg.eigvalsh(0.5 * (Q + np.swapaxes(Q, 1, 2))).min())
+    if low < -1e-10 * (1.0 + float(np.abs(Q).max())):
+        _fail(p, f"a client's Q has eigenvalue {low:.3e} < 0; the rule is Q_m positive semidefinite "
+                 "(F_m convex, FCO Assumption 2)")
+    if p.intercept is not False and p.intercept is not True:
+        _fail(p, f"intercept = {p.intercept!r}; the rule is a boolean")
     if p.intercept:
         _fail(p, "intercept = true with loss 'quadratic'; the rule is no intercept for quadratics")
 
@@ -250,10 +260,15 @@ def _validate_samples(p: Problem) -> None:
             _fail(p, f"client {m} has {Xm.shape[1]} features, client 0 has {d}; the rule is "
                      "the same d for every client")
         if not (_finite(Xm) and _finite(ym)):
-            _fail(p, f"client {m}: data hold NaN or inf; the rule is finite data")
+            _fail(p, f"client {m}: data hold NaN, inf or non-real values (dtypes "
+                     f"{Xm.dtype}, {np.asarray(ym).dtype}); the rule is finite real data")
         if scalar_loss(p.loss).binary_labels and not np.all(np.isin(ym, (-1.0, 1.0))):
             bad = float(np.asarray(ym)[~np.isin(ym, (-1.0, 1.0))][0])
             _fail(p, f"client {m}: label {bad!r} for loss {p.loss!r}; the rule is labels in {{-1, +1}}")
+    if d == 0:
+        _fail(p, "the data have d = 0 features; the rule is d >= 1")
+    if p.intercept is not False and p.intercept is not True:
+        _fail(p, f"intercept = {p.intercept!r}; the rule is a boolean")
     if p.shape is not None and p.shape[0] * p.shape[1] != d:
         _fail(p, f"matrix shape {p.shape} does not hold d = {d} coordinates; the rule is d1·d2 = d")
     if p.loss == "matrix" and p.shape is None:

@@ -6,6 +6,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from solvers.errors import InvalidProblemError
 from solvers.generators.classification import breast_cancer_dirichlet, sparse_logistic
 from solvers.generators.constrained import (
@@ -43,23 +45,60 @@ def describe(name: str) -> str:
     return (inspect.getdoc(GENERATORS[name]) or "").splitlines()[0]
 
 
-def _coerce(name: str, key: str, value: Any, default: Any) -> Any:
-    if not isinstance(value, str):
-        return value
-    try:
-        if isinstance(default, bool):
-            if value.lower() not in ("true", "false", "1", "0"):
-                raise ValueError(value)
-            return value.lower() in ("true", "1")
-        if isinstance(default, int):
-            return int(value)
-        if isinstance(default, float):
-            return float(value)
-    except ValueError:
+SEED_MAX = 2**63 - 1  # seeds are stored as SQLite INTEGER (signed 64-bit)
+SIZES = ("clients", "samples", "d", "d1", "d2", "min_size", "max_size", "words")
+MAX_FLOATS = 2**31  # 16 GiB of float64: refused before anything is allocated
+
+
+def _check_value(name: str, key: str, value: Any, default: Any) -> Any:
+    """Type and range rules common to every generator (seed, sizes, finite reals)."""
+    if isinstance(default, bool):
+        ok, rule = isinstance(value, bool), "a boolean"
+    elif isinstance(default, int):
+        ok, rule = isinstance(value, int) and not isinstance(value, bool), "an integer"
+        if ok and key == "seed" and not 0 <= value <= SEED_MAX:
+            ok, rule = False, "an integer in [0, 2^63 - 1]"
+        elif ok and key in SIZES and value < 1:
+            ok, rule = False, "an integer >= 1"
+    elif isinstance(default, float):
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and bool(np.isfinite(value))
+        rule = "a finite number"
+    else:
+        ok, rule = isinstance(value, str), "a string"
+    if not ok:
+        raise InvalidProblemError(f"{name}: parameter {key} = {value!r}; the rule is {rule}")
+    return float(value) if isinstance(default, float) else value
+
+
+def _check_size(name: str, params: dict[str, Any]) -> None:
+    """Refuse instances whose data would not fit in memory, before allocating them."""
+    p = {**{k: v for k, v in params.items() if k in SIZES}}
+    clients = p.get("clients", 1)
+    per = p.get("samples", 1) * p.get("d", 1) * p.get("d1", 1) * p.get("d2", 1)
+    if name == "quadratics":
+        per = p.get("d", 1) ** 2
+    if clients * per > MAX_FLOATS:
         raise InvalidProblemError(
-            f"{name}: parameter {key} = {value!r} is not a valid {type(default).__name__}"
-        ) from None
-    return value
+            f"{name}: {clients} clients x {per} values each = {clients * per:.3g} floats; the rule is at "
+            f"most {MAX_FLOATS:.3g} (16 GiB)")
+
+
+def _coerce(name: str, key: str, value: Any, default: Any) -> Any:
+    """Convert a command-line string to the default's type, then apply ``_check_value``."""
+    if isinstance(value, str) and not isinstance(default, str):
+        text = value.strip().lower()
+        try:
+            if isinstance(default, bool):
+                if text not in ("true", "false", "1", "0"):
+                    raise ValueError(value)
+                value = text in ("true", "1")
+            else:
+                value = int(text) if isinstance(default, int) else float(text)
+        except ValueError:
+            raise InvalidProblemError(
+                f"{name}: parameter {key} = {value!r} is not a valid {type(default).__name__}"
+            ) from None
+    return _check_value(name, key, value, default)
 
 
 def generate(name: str, **params: Any) -> Problem:
@@ -82,7 +121,9 @@ def generate(name: str, **params: Any) -> Problem:
                 f"problem {name!r} has no parameter {key!r}; its parameters are "
                 f"{list(defaults)}{closest(key, list(defaults))}"
             )
-    return GENERATORS[name](**{k: _coerce(name, k, v, defaults[k]) for k, v in params.items()})
+    values = {k: _coerce(name, k, v, defaults[k]) for k, v in params.items()}
+    _check_size(name, {**defaults, **values})
+    return GENERATORS[name](**values)
 
 
 __all__ = ["GENERATORS", "generate", "parameters", "describe"]

@@ -79,7 +79,7 @@ def _problem(**kw):
 
 
 @pytest.mark.parametrize("kw,match", [
-    ({"X": (np.array([[np.nan, 1.0]] * 3), np.ones((3, 2)))}, "NaN or inf"),
+    ({"X": (np.array([[np.nan, 1.0]] * 3), np.ones((3, 2)))}, "NaN, inf or non-real"),
     ({"y": (np.ones(2), np.ones(3))}, "3 rows but y has 2"),
     ({"X": (np.ones((0, 2)), np.ones((3, 2))), "y": (np.ones(0), np.ones(3))}, "empty"),
     ({"X": (np.ones((3, 2)), np.ones((3, 4)))}, "the same d"),
@@ -135,3 +135,80 @@ def test_minibatch_needs_samples():
     with pytest.raises(InvalidOracleError, match="needs sample data"):
         parse_oracle("minibatch:2").grads(generate("quadratics"), np.zeros((8, 20)),
                                           np.random.default_rng(0))
+
+
+BASE_META = {"loss": "squares", "regularizer": {"name": "l1", "lam": 0.1}, "mirror": {"name": "euclidean"}}
+
+
+@pytest.mark.parametrize("key,value,rule", [
+    ("intercept", "false", "JSON boolean"), ("intercept", 1, "JSON boolean"),
+    ("weights", 3, "one of"), ("ridge_lam", "0.1", "finite number"), ("ridge_lam", -1.0, ">= 0"),
+    ("shape", [2, "3"], "positive integers"), ("shape", [0, 6], "positive integers"),
+    ("name", 7, "a string"), ("loss", ["squares"], "a string"), ("generator", "x", "object or null"),
+])
+def test_meta_fields_are_validated_by_type_never_coerced(tmp_path, key, value, rule):
+    """Regression (issue 20): "intercept": "false" turned the intercept on (bool("false"))."""
+    X = np.ones((2, 3, 6))
+    path = _write(tmp_path / "m.npz", {**BASE_META, key: value}, X=X, y=np.ones((2, 3)))
+    with pytest.raises(InvalidInstanceFileError, match=rule):
+        load_instance(path)
+
+
+def test_intercept_false_is_false(tmp_path):
+    path = _write(tmp_path / "m.npz", {**BASE_META, "intercept": False}, X=np.ones((2, 3, 6)),
+                  y=np.ones((2, 3)))
+    assert load_instance(path).intercept is False
+
+
+@pytest.mark.parametrize("arrays,match", [
+    ({"X": np.ones((2, 3, 4)) * 1j, "y": np.ones((2, 3))}, "dtype complex"),
+    ({"X": np.array([[["a"]]]), "y": np.ones((1, 1))}, "dtype <U1"),
+    ({"X": np.ones((2, 3, 4)), "y": np.ones((2, 3)) + 0j}, "dtype complex"),
+])
+def test_non_real_arrays_are_refused(tmp_path, arrays, match):
+    with pytest.raises(InvalidInstanceFileError, match=match):
+        load_instance(_write(tmp_path / "c.npz", BASE_META, **arrays))
+
+
+def test_header_claiming_terabytes_is_refused_before_reading(tmp_path):
+    """An .npy header may claim any shape; the size is checked against memory before reading."""
+    import zipfile
+
+    path = tmp_path / "huge.npz"
+    header = {"descr": "<f8", "fortran_order": False, "shape": (1_000_000, 1_000_000)}
+    buf = __import__("io").BytesIO()
+    np.lib.format.write_array_header_2_0(buf, header)
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("X.npy", buf.getvalue())  # header only: 8 TB claimed, 0 bytes of data
+        meta = __import__("io").BytesIO()
+        np.save(meta, np.array(json.dumps(BASE_META)))
+        z.writestr("meta.npy", meta.getvalue())
+    with pytest.raises(InvalidInstanceFileError, match="GiB; the rule is at most"):
+        load_instance(path)
+
+
+def test_complex_and_nan_data_refused_in_memory_too():
+    X = (np.ones((1, 3, 2)) * (1 + 1j),)
+    with pytest.raises(InvalidProblemError, match="finite real data"):
+        Problem(name="c", loss="squares", X=tuple(X[0]), y=(np.ones(3),), regularizer=L1(0.1),
+                mirror=Euclidean(), weights=uniform_weights(1))
+
+
+def test_zero_features_and_indefinite_q_are_refused():
+    with pytest.raises(InvalidProblemError, match="d = 0"):
+        Problem(name="z", loss="squares", X=(np.ones((3, 0)),), y=(np.ones(3),), regularizer=L1(0.1),
+                mirror=Euclidean(), weights=uniform_weights(1))
+    Q = np.array([[[1.0, 0.0], [0.0, -0.5]]])
+    with pytest.raises(InvalidProblemError, match="positive semidefinite"):
+        Problem(name="q", loss="quadratic", X=(), y=(), Q=Q, c=np.zeros((1, 2)), regularizer=L1(0.1),
+                mirror=Euclidean(), weights=uniform_weights(1))
+
+
+@pytest.mark.parametrize("params,match", [
+    ({"seed": -1}, r"\[0, 2\^63 - 1\]"), ({"seed": 2**63}, r"\[0, 2\^63 - 1\]"),
+    ({"clients": 0}, ">= 1"), ({"d": "1e9"}, "not a valid int"), ({"d": 10**9}, "16 GiB"),
+    ({"lam": "nan"}, "finite number"), ({"clients": True}, "an integer"), ({"noise": "inf"}, "finite"),
+])
+def test_generator_parameters_checked_before_allocation(params, match):
+    with pytest.raises(InvalidProblemError, match=match):
+        generate("lasso-paper", **params)
