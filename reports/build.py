@@ -25,6 +25,7 @@ from verify.experiments import EXPERIMENTS
 from verify.properties import PROPERTIES, R_A, R_O1, TOL_A, TOL_O1
 from verify.report_jobs import conformance_jobs, experiment_jobs, write_files
 from verify.reproductions import fco, fedcanon
+from verify.reproductions.base import failed_reproduction
 from verify.sweep.executors import cores
 from verify.sweep.session import Session
 
@@ -47,24 +48,39 @@ def _statement(t: Any) -> str:
     return f"LHS {rel} {t.bound}" + (f";  tuned: {t.tuned}" if t.tuned is not None else "")
 
 
+def _reproduce_one(session: Session, name: str, quick: bool, seed: int, tuned: Any) -> Any:
+    if name == "fco-fig3":
+        return fco.fig3(session, quick, seed)
+    if name == "fco-curse":
+        return fco.curse(session, quick, seed, tuned)
+    if name == "fco-fig4":
+        return fco.fig4(session, quick, seed)
+    if name == "fedcanon-table3":
+        return fedcanon.table3(session, quick, seed)
+    if name == "fedcanon-fig1":
+        return fedcanon.fig1(session, quick, seed)
+    raise KeyError(name)
+
+
 def _reproduce(session: Session, names: tuple[str, ...], quick: bool, seed: int) -> list[Any]:
+    """Every reproduction; one that raises is recorded as an error and the report goes on."""
     reps, tuned = [], None
     for name in names:
+        try:
+            rep = _reproduce_one(session, name, quick, seed, tuned)
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:  # a result to show, never a crash of the report (DESIGN 12)
+            rep = failed_reproduction(name, f"{type(exc).__name__}: {exc}")
         if name == "fco-fig3":
-            rep = fco.fig3(session, quick, seed)
-            tuned = rep.extra["tuned"]
-        elif name == "fco-curse":
-            rep = fco.curse(session, quick, seed, tuned)
-        elif name == "fco-fig4":
-            rep = fco.fig4(session, quick, seed)
-        elif name == "fedcanon-table3":
-            rep = fedcanon.table3(session, quick, seed)
-        elif name == "fedcanon-fig1":
-            rep = fedcanon.fig1(session, quick, seed)
-        else:
-            raise KeyError(name)
+            tuned = rep.extra.get("tuned")
         reps.append(rep)
     return reps
+
+
+def _job_errors(kind: str, payloads: dict[str, dict[str, Any]]) -> list[str]:
+    return [f"{kind} {name}: {p.get('error', 'error')}" for name, p in payloads.items()
+            if p.get("status") == "error" and "error" in p]
 
 
 def _git() -> str | None:
@@ -141,6 +157,8 @@ def build(
     algs = algs if algs is not None else sorted(algorithms.ALGORITHMS)
     results = session.jobs("experiment", mode, seed, experiment_jobs(names, quick, seed))
     conf = session.jobs("conformance", budget, seed, conformance_jobs(algs, budget, seed)) if algs else {}
+    errors = _job_errors("experiment", results) + _job_errors("conformance", conf)
+    results = {k: v for k, v in results.items() if "theorem" in v}
     write_files(conf, out)
     reps = _reproduce(session, reproductions, quick, seed)
     figdir = out / "figures"
@@ -152,7 +170,7 @@ def build(
     for rep in reps:
         fig = reproduction_figure(rep)
         blocks.append(ReproductionBlock(rep, draw(fig, figdir)[0].stem if fig else None))
-    cells = [c for payload in conf.values() for c in payload["cells"]]
+    cells = [c for payload in conf.values() for c in payload.get("cells", [])]
     report = Report(
         mode,
         seed,
@@ -162,6 +180,7 @@ def build(
         algorithms=algs,
         property_rules={p: text for p, (_, text) in PROPERTIES.items()},
         reproductions=blocks,
+        errors=errors,
     )
     report.provenance = provenance(session, quick, seed, time.perf_counter() - start, budget)
     report.provenance["rules"] = {

@@ -12,7 +12,6 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from reports.cli_common import UsageError
 from solvers import algorithms
@@ -107,22 +106,3 @@ def cmd_check(args: argparse.Namespace) -> int:
         print("fcocheck: broken invariant(s): " + ", ".join(res.broken), file=sys.stderr)
         return 1
     return 0
-
-
-def add_parsers(sub: Any) -> None:
-    """Register ``check``."""
-    c = sub.add_parser("check", help="conformance matrix: invariants and properties (A)-(D) under Hypothesis")
-    c.add_argument(
-        "--quick", action="store_true", help="30 cases per search (the whole matrix in under 2 minutes)"
-    )
-    c.add_argument(
-        "--budget",
-        default="full",
-        choices=["quick", "full", "thorough"],
-        help="cases per search without --quick: full (100) or thorough (500)",
-    )
-    c.add_argument("--algorithm", action="append", help="only this algorithm (repeatable)")
-    c.add_argument("--seed", type=int, default=0, help="seed of the Hypothesis searches")
-    c.add_argument("--json", action="store_true")
-    c.add_argument("--out", default="out/check", help="directory for check.jsonl and counterexamples/")
-    c.set_defaults(func=cmd_check)

@@ -1,13 +1,15 @@
-"""Helpers shared by the command-line sub-commands."""
+"""Helpers shared by the command-line sub-commands (light: nothing heavy at import)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from solvers.errors import FcocheckError
-from solvers.generators import generate
-from solvers.instance_io import load_instance
-from solvers.problem import Problem
+
+if TYPE_CHECKING:
+    from solvers.problem import Problem
 
 
 class UsageError(FcocheckError):
@@ -25,8 +27,41 @@ def parse_params(items: list[str]) -> dict[str, str]:
     return out
 
 
+def check_writable(target: str | os.PathLike | None, directory: bool = False) -> None:
+    """Refuse, before any work, an output path that cannot be written.
+
+    A file target needs an existing, writable parent directory and must not be a directory; a
+    directory target must be a directory (or creatable: its nearest existing ancestor writable).
+    Nothing is created.
+    """
+    if target is None:
+        return
+    path = Path(target)
+    if directory:
+        if path.exists() and not path.is_dir():
+            raise UsageError(f"output directory {str(path)!r} is a file; the rule is a directory")
+        probe = path
+        while not probe.exists():
+            probe = probe.parent
+        if not (probe.is_dir() and os.access(probe, os.W_OK | os.X_OK)):
+            raise UsageError(f"output directory {str(path)!r} cannot be created or written "
+                             f"({str(probe)!r} is not a writable directory); the rule is a writable path")
+        return
+    if path.is_dir():
+        raise UsageError(f"output file {str(path)!r} is a directory; the rule is a file path")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"output file {str(path)!r}: directory {str(parent)!r} does not exist; the "
+                         "rule is an existing, writable directory")
+    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UsageError(f"output file {str(path)!r} is not writable; the rule is a writable path")
+
+
 def load_problem(spec: str, params: dict[str, str], seed: int | None) -> Problem:
     """A generator name (with parameters) or the path of an instance file."""
+    from solvers.generators import generate
+    from solvers.instance_io import load_instance
+
     if spec.endswith(".npz") or Path(spec).is_file():
         if params:
             raise UsageError("--param applies to generators, not to instance files")

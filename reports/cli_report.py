@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from reports.build import REPRODUCTIONS, build
-from reports.cli_common import UsageError
+from reports.cli_common import UsageError, check_writable
 from reports.render_html import render_html
 from reports.render_md import render_md
 from verify.experiments import EXPERIMENTS
@@ -17,29 +17,47 @@ from verify.sweep import Store, grid, run_sweep
 from verify.sweep.config import InvalidSweepError, RunConfig
 from verify.sweep.executors import make_executor
 from verify.sweep.session import Session
+from verify.sweep.validate import check_configs
 
-DEFAULT_STORE = "out/fcocheck.sqlite"
+MAX_BUDGET = 100_000
 
 
-def add_executor_options(p: argparse.ArgumentParser) -> None:
-    """--workers / --scheduler / --dask-local / --store / --no-progress."""
-    p.add_argument("--store", default=DEFAULT_STORE, help=f"results store (SQLite; default {DEFAULT_STORE})")
-    p.add_argument(
-        "--workers",
-        type=int,
-        default=None,
-        help="local process pool size (default: one per core; 1 = serial in this process)",
-    )
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS", help="run on an existing Dask cluster")
-    p.add_argument(
-        "--dask-local", type=int, default=None, metavar="N", help="start a Dask LocalCluster of N workers"
-    )
-    p.add_argument("--no-progress", action="store_true", help="never draw the progress bar")
+def budget_check(budget: str | None) -> str | int | None:
+    """``--budget``: quick | full | thorough, or a number of cases 1..100000."""
+    from verify.search import BUDGETS
+
+    if budget is None or budget in BUDGETS:
+        return budget
+    if budget.isascii() and budget.isdigit() and 1 <= int(budget) <= MAX_BUDGET:
+        return int(budget)
+    raise UsageError(f"--budget {budget!r}; the rule is one of {sorted(BUDGETS)} or a number of cases "
+                     f"from 1 to {MAX_BUDGET}")
+
+
+def _check_executor_args(args: argparse.Namespace) -> None:
+    for flag, value in (("--workers", args.workers), ("--dask-local", args.dask_local)):
+        if value is not None and value < 1:
+            raise UsageError(f"{flag} {value}; the rule is at least 1")
+    if args.scheduler is not None and args.dask_local is not None:
+        raise UsageError("--scheduler and --dask-local together; the rule is at most one of them")
+
+
+def _open_store(path: str) -> Store:
+    """Refuse a store path that cannot be written before any work (the Store refuses foreign files)."""
+    check_writable(path)
+    return Store(path)
 
 
 def _session(args: argparse.Namespace) -> Session:
-    store = Store(args.store)
+    """The executor first (its errors create nothing), then the store."""
+    _check_executor_args(args)
+    check_writable(args.store)
     ex = make_executor(args.workers, args.scheduler, args.dask_local)
+    try:
+        store = _open_store(args.store)
+    except BaseException:
+        ex.close()
+        raise
     return Session(store, ex, progress=False if args.no_progress else None)
 
 
@@ -56,11 +74,13 @@ def cmd_report(args: argparse.Namespace) -> int:
             raise UsageError(f"--reproduction {n!r}; the rule is one of {list(REPRODUCTIONS)} or none")
     reps = tuple(n for n in reps if n != "none")
     algs = None if not args.algorithm else ([] if args.algorithm == ["none"] else args.algorithm)
+    budget = budget_check(args.budget)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    check_writable(out, directory=True)
     session = _session(args)
+    out.mkdir(parents=True, exist_ok=True)
     try:
-        report = build(session, out, quick, args.seed, names, algs, reps, args.budget)
+        report = build(session, out, quick, args.seed, names, algs, reps, budget)
     except KeyboardInterrupt:
         print(
             "fcocheck: interrupted; finished runs and jobs are in the store — run the same command to resume",
@@ -77,6 +97,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         f"theorems {s['theorems']}; experiments {s['experiments']}; invariants {s['invariants']}; "
         f"reproductions {s['reproductions']}; {report.provenance['wall_seconds']} s"
     )
+    failed = len(report.errors) + sum(1 for b in report.reproductions if b.rep.status == "error")
+    if failed:
+        print(f"fcocheck: {failed} part(s) of the report could not be computed (see the report)",
+              file=sys.stderr)
+        return 1
     return 0
 
 
@@ -90,20 +115,41 @@ def _load_sweep(path: str) -> list[RunConfig]:
     specs = spec if isinstance(spec, list) else [spec]
     configs: list[RunConfig] = []
     for s in specs:
-        if not isinstance(s, dict) or "base" not in s:
+        if not isinstance(s, dict) or "base" not in s or not set(s) <= {"base", "axes", "seeds"} \
+                or not isinstance(s["base"], dict) or not isinstance(s.get("axes", {}), dict):
             raise InvalidSweepError(
-                f"sweep file {path!r}: entry {s!r}; the rule is {{'base': {{...}}, 'axes': "
-                "{...}, 'seeds': N or [..]}"
+                f"sweep file {path!r}: entry {json.dumps(s)[:200]}; the rule is {{'base': {{...}}, "
+                "'axes': {...}, 'seeds': N or [..]} and nothing else"
             )
-        seeds = s.get("seeds", 1)
-        seeds = range(seeds) if isinstance(seeds, int) else seeds
-        configs += grid(s["base"], s.get("axes", {}) or {"rounds": [s["base"].get("rounds", 100)]}, seeds)
+        if "seed" in s["base"]:
+            raise InvalidSweepError(f"sweep file {path!r}: base.seed = {s['base']['seed']!r} would be "
+                                    "overridden; the rule is the seeds of a sweep given by 'seeds'")
+        configs += grid(s["base"], s.get("axes", {}) or {"rounds": [s["base"].get("rounds", 100)]},
+                        _seeds(path, s.get("seeds", 1)))
     return configs
 
 
+def _seeds(path: str, seeds: Any) -> list[int]:
+    """``seeds``: N (seeds 0..N−1, 1 <= N <= 10^6) or a list of distinct integers in [0, 2^63)."""
+    def ok(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    if ok(seeds) and 1 <= seeds <= 1_000_000:
+        return list(range(seeds))
+    if isinstance(seeds, list) and seeds and all(ok(v) and 0 <= v < 2**63 for v in seeds):
+        return seeds
+    raise InvalidSweepError(f"sweep file {path!r}: seeds = {json.dumps(seeds)[:100]}; the rule is N "
+                            "(1 <= N <= 1000000) or a non-empty list of integers in [0, 2^63 - 1]")
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
-    """Run a sweep file into the store (resuming: only missing runs execute)."""
+    """Run a sweep file into the store (resuming: only missing or errored runs execute).
+
+    Every configuration is checked before anything is created; exit 1 whenever a run of the
+    sweep is an error, also when the same command runs again.
+    """
     configs = _load_sweep(args.sweep)
+    check_configs(configs)
     session = _session(args)
     try:
         summary = run_sweep(configs, session.store, session.executor, session.progress)
@@ -115,19 +161,24 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(f"  error: {e}")
     if summary.interrupted:
         return 130
-    return 1 if summary.errors else 0
+    if summary.errors:
+        print(f"fcocheck: {len(summary.errors)} run(s) of the sweep ended in error", file=sys.stderr)
+        return 1
+    return 0
 
 
 def cmd_store(args: argparse.Namespace) -> int:
     """Inspect or export the store."""
-    if not Path(args.store).exists():
+    if not Path(args.store).is_file():
         raise InvalidSweepError(
             f"--store {args.store!r} does not exist; the rule is an existing results store"
         )
+    if args.action == "export":
+        if not args.out or Path(args.out).suffix.lower() not in (".csv", ".parquet"):
+            raise UsageError(f"store export --out {args.out!r}; the rule is FILE.csv or FILE.parquet")
+        check_writable(args.out)
     with Store(args.store) as store:
         if args.action == "export":
-            if not args.out:
-                raise UsageError("store export needs --out FILE.csv or FILE.parquet")
             print(f"wrote {store.export(args.out)}")
             return 0
         rows = store.runs()
@@ -147,42 +198,3 @@ def cmd_store(args: argparse.Namespace) -> int:
             )
         )
     return 0
-
-
-def add_parsers(sub: Any) -> None:
-    """Register ``report``, ``sweep`` and ``store``."""
-    r = sub.add_parser(
-        "report", help="run or reuse experiments, checks and reproductions; write HTML + Markdown"
-    )
-    mode = r.add_mutually_exclusive_group()
-    mode.add_argument("--quick", action="store_true", help="quick designs (default)")
-    mode.add_argument("--full", action="store_true", help="full designs, more seeds, full conformance budget")
-    r.add_argument("--out", default="out/report", help="output directory (default out/report)")
-    r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--experiment", action="append", default=[], help="only these experiments (repeatable)")
-    r.add_argument(
-        "--algorithm",
-        action="append",
-        default=[],
-        help="conformance for these algorithms only (repeatable; 'none' skips it)",
-    )
-    r.add_argument(
-        "--reproduction",
-        action="append",
-        default=[],
-        help=f"only these reproductions ({', '.join(REPRODUCTIONS)}; 'none' skips them)",
-    )
-    r.add_argument("--budget", default=None, help="conformance budget (quick | full | thorough | N cases)")
-    add_executor_options(r)
-    r.set_defaults(func=cmd_report)
-    s = sub.add_parser("sweep", help="run a sweep file (grid × seeds) into the results store, resumably")
-    s.add_argument(
-        "sweep", help="JSON: {'base': {...run config...}, 'axes': {'hp.eta_c': [...]}, 'seeds': 3}"
-    )
-    add_executor_options(s)
-    s.set_defaults(func=cmd_sweep)
-    st = sub.add_parser("store", help="summarise or export the results store")
-    st.add_argument("action", choices=("info", "export"))
-    st.add_argument("--store", default=DEFAULT_STORE)
-    st.add_argument("--out", help="export target: FILE.csv or FILE.parquet")
-    st.set_defaults(func=cmd_store)

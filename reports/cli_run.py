@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
-from reports.cli_common import UsageError, load_problem, parse_params
+from reports.cli_common import UsageError, check_writable, load_problem, parse_params
 from solvers.algorithms import ALGORITHMS, ALIASES, get
 from solvers.engine import Trace, run
-from solvers.engine.trace import INTERRUPTED
-from solvers.errors import FcocheckError
-from solvers.kernels import STRATEGIES
-
-
-class InterruptedRunError(FcocheckError):
-    """The run was interrupted; the completed rounds were written."""
+from solvers.engine.trace import COMPLETED, INTERRUPTED
+from solvers.errors import InterruptedRunError
 
 
 def cmd_algorithms(args: argparse.Namespace) -> int:
@@ -113,6 +109,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     alg = get(args.algorithm)
     if args.out and not args.out.endswith(".npz"):
         raise UsageError(f"--out {args.out!r}; the rule is a file name ending in .npz")
+    check_writable(args.out)
     problem = load_problem(args.problem, parse_params(args.problem_param), args.problem_seed)
     trace = run(
         alg,
@@ -139,35 +136,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise InterruptedRunError(
             f"stopped after {trace.meta['completed']} rounds" + (f"; wrote {args.out}" if args.out else "")
         )
+    if trace.status != COMPLETED:
+        print(f"fcocheck: run {trace.status} after {trace.meta['completed']} of {args.rounds} rounds"
+              + (f"; the trace up to there is in {args.out}" if args.out else ""), file=sys.stderr)
+        return 1
     return 0
-
-
-def add_parsers(sub: Any) -> None:
-    """Register ``algorithms`` and ``run``."""
-    a = sub.add_parser("algorithms", help="list the algorithms and their hyper-parameters")
-    a.add_argument("--json", action="store_true")
-    a.set_defaults(func=cmd_algorithms)
-    r = sub.add_parser("run", help="run one algorithm and record its trace")
-    r.add_argument("algorithm", help="registry name (see `fcocheck algorithms`)")
-    r.add_argument("--problem", required=True, help="generator name or instance file (.npz)")
-    r.add_argument(
-        "--problem-param", action="append", default=[], metavar="NAME=VALUE", help="generator parameter"
-    )
-    r.add_argument("--problem-seed", type=int, default=None, help="generator seed")
-    r.add_argument("--rounds", type=int, required=True, help="rounds R >= 0")
-    r.add_argument("--local-steps", type=int, default=None, help="local steps K >= 1")
-    r.add_argument("--eta-c", type=float, default=None, help="client learning rate")
-    r.add_argument("--eta-s", type=float, default=None, help="server learning rate")
-    r.add_argument("--eta", type=float, default=None, help="step size (sequential and baselines)")
-    r.add_argument(
-        "--param", action="append", default=[], metavar="NAME=VALUE", help="any other hyper-parameter"
-    )
-    r.add_argument("--oracle", default="exact", help="exact | gaussian:σ | minibatch:b")
-    r.add_argument("--seed", type=int, default=0, help="seed of every random choice of the run")
-    r.add_argument("--clients-per-round", type=int, default=None, help="P clients sampled per round")
-    r.add_argument("--record", default="round", choices=["round", "step"])
-    r.add_argument("--gradient", default="auto", choices=list(STRATEGIES))
-    r.add_argument("--no-reference", action="store_true", help="skip the certified optimum (no gaps)")
-    r.add_argument("--out", help="write the trace (.npz)")
-    r.add_argument("--json", action="store_true", help="print the summary as JSON")
-    r.set_defaults(func=cmd_run)

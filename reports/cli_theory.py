@@ -108,22 +108,3 @@ def _print_result(res: dict[str, Any]) -> None:
         print(f"    {c['status']:<13} [{c['rule']}] {c['reason']}")
     for n in res["notes"]:
         print(f"    note: {n}")
-
-
-def add_parsers(sub: Any) -> None:
-    """Register ``theorems`` and ``validate``."""
-    t = sub.add_parser(
-        "theorems", help="the theorems as sympy objects, and the symbolic checks of their algebra"
-    )
-    t.add_argument("--json", action="store_true")
-    t.add_argument("--no-checks", action="store_true", help="list the theorems only")
-    t.add_argument("--samples", type=int, default=2000, help="draws of the 12-decade tuning grid")
-    t.set_defaults(func=cmd_theorems)
-    v = sub.add_parser("validate", help="run theorem experiments and print verdicts")
-    v.add_argument("name", help="'all', a theorem name or an experiment name")
-    v.add_argument("--quick", action="store_true", help="small designs (all of them in under 2 minutes)")
-    v.add_argument("--seed", type=int, default=0)
-    v.add_argument("--json", action="store_true")
-    v.add_argument("--out", help="append each experiment's result to this JSON-lines file as it finishes")
-    v.add_argument("--strict", action="store_true", help="exit 1 when any verdict is inconsistent")
-    v.set_defaults(func=cmd_validate)

@@ -57,6 +57,7 @@ class Report:
     property_rules: dict[str, str] = field(default_factory=dict)
     reproductions: list[ReproductionBlock] = field(default_factory=list)
     provenance: dict[str, Any] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
 
     def verdicts(self) -> dict[str, str]:
         """Experiment name → status (what the HTML shows and ``fcocheck validate --json`` says)."""
@@ -77,6 +78,7 @@ class Report:
                 for p in self.property_rules
             },
             "reproductions": count([b.rep.status for b in self.reproductions]),
+            "errors": len(self.errors),
         }
 
     def as_dict(self) -> dict[str, Any]:
@@ -100,5 +102,6 @@ class Report:
                 {"name": b.rep.name, "status": b.rep.status, "findings": [vars(f) for f in b.rep.findings]}
                 for b in self.reproductions
             ],
+            "errors": self.errors,
             "provenance": self.provenance,
         }

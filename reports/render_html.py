@@ -24,7 +24,7 @@ table{border-collapse:collapse;margin:.6em 0;font-size:.9em}td,th{border:1px sol
 text-align:left;vertical-align:top}th{background:#f4f4f4}
 .badge{display:inline-block;border-radius:4px;padding:0 .45em;font-weight:600;font-size:.85em;color:#fff}
 .consistent,.holds,.reproduced,.proved{background:#2e7d32}.inconsistent,.fails,.broken,.not-reproduced{background:#c62828}
-.inconclusive,.n-a{background:#9e9e9e}
+.inconclusive,.n-a{background:#9e9e9e}.error{background:#6a1b9a}
 .verdict{border:1px solid #ccc;border-left:6px solid #9e9e9e;border-radius:4px;padding:.5em .8em;
 margin:.8em 0}
 .verdict.consistent{border-left-color:#2e7d32;background:#f3faf3}.verdict.inconsistent{border-left-color:#c62828;
@@ -37,7 +37,8 @@ footer{margin-top:3em;border-top:2px solid #ddd;font-size:.85em;color:#444}
 """
 
 
-BOX = {"reproduced": "consistent", "not reproduced": "inconsistent", "inconclusive": "inconclusive"}
+BOX = {"reproduced": "consistent", "not reproduced": "inconsistent", "inconclusive": "inconclusive",
+       "error": "error"}
 FOOTER = ("machine", "libraries", "sweeps", "jobs", "store", "store_code_versions", "seeds_note")
 
 
@@ -219,12 +220,21 @@ def _footer(r: Report) -> str:
     )
 
 
+def _errors(r: Report) -> str:
+    if not r.errors:
+        return ""
+    items = "".join(f"<li>{esc(e)}</li>" for e in r.errors)
+    return (f'<section class="errors" data-errors="{len(r.errors)}"><h3>Could not be computed</h3>'
+            f"<p>Recorded, and the report went on:</p><ul>{items}</ul></section>")
+
+
 def render_html(r: Report, out: Path) -> Path:
     """Write ``out/index.html``."""
     body = (
         f'<h1>fcocheck report</h1><p class="muted">{esc(r.mode)} mode · seed {r.seed} · '
         f"{esc(r.provenance.get('generated', ''))}</p>"
         + _glance(r)
+        + _errors(r)
         + _theorems(out, r)
         + _conformance(r)
         + _reproductions(out, r)

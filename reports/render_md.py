@@ -15,6 +15,7 @@ MARK = {
     "fails": "❌",
     "not reproduced": "❌",
     "inconclusive": "❔",
+    "error": "⚠️",
     "n/a": "—",
 }
 
@@ -66,6 +67,8 @@ def _glance(r: Report) -> list[str]:
         f"reproductions: {s['reproductions']}.",
         "",
         *_table(rows),
+        *(["", "**Could not be computed** (recorded, the report went on):", ""]
+          + [f"- {e}" for e in r.errors] if r.errors else []),
     ]
 
 

@@ -49,3 +49,7 @@ class InvalidHyperparameterError(FcocheckError):
 
 class CertificationError(RuntimeError):
     """The reference solvers disagree, or the certified accuracy target was not met."""
+
+
+class InterruptedRunError(RuntimeError):
+    """A run stopped by Ctrl-C; what it completed was kept (CLI exit 130)."""

@@ -118,7 +118,7 @@ def parse_oracle(text: str) -> Oracle:
             raise InvalidOracleError(f"oracle {text!r}: σ = {arg!r}; the rule is gaussian:σ with σ >= 0")
         return GaussianOracle(sigma=sigma)
     if kind == "minibatch":
-        if not arg.isdigit() or int(arg) < 1:
+        if not (arg.isascii() and arg.isdigit()) or int(arg) < 1:
             raise InvalidOracleError(
                 f"oracle {text!r}: b = {arg!r}; the rule is minibatch:b with integer b >= 1"
             )

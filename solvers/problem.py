@@ -17,7 +17,6 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from solvers.errors import InvalidProblemError
 from solvers.kernels import Kernel
@@ -25,6 +24,7 @@ from solvers.losses import LOSS_NAMES, scalar_loss
 from solvers.losses.scalar import ScalarLoss
 from solvers.mirror_maps import Entropy, FreeTailMirror, MirrorMap
 from solvers.regularizers import FreeTail, GroupLasso, Nuclear, Regularizer, Simplex
+from solvers.sparse import issparse
 
 Array = np.ndarray
 
@@ -99,7 +99,7 @@ class Problem:
     @property
     def is_sparse(self) -> bool:
         """Whether the client data are scipy.sparse matrices."""
-        return bool(self.X) and sp.issparse(self.X[0])
+        return bool(self.X) and issparse(self.X[0])
 
     @property
     def convex(self) -> bool:
@@ -185,6 +185,8 @@ class Problem:
         omega = np.concatenate([np.full(nm, p / nm) for p, nm in zip(self.weights, self.n, strict=True)])
         y = np.concatenate(self.y)
         if self.is_sparse:
+            import scipy.sparse as sp
+
             A = sp.vstack(self.X, format="csr")
         elif self.stacked is not None:
             A = self.stacked.reshape(-1, self.d)
@@ -199,7 +201,7 @@ def _fail(problem: Problem, rule: str) -> None:
 
 def _finite(arr: Any) -> bool:
     """Real (bool/int/float) and finite: complex, string and object data are refused too."""
-    data = arr.data if sp.issparse(arr) else np.asarray(arr)
+    data = arr.data if issparse(arr) else np.asarray(arr)
     return data.dtype.kind in "biuf" and bool(np.all(np.isfinite(data)))
 
 
@@ -246,9 +248,9 @@ def _validate_samples(p: Problem) -> None:
     if len(p.X) == 0 or len(p.X) != len(p.y):
         _fail(p, f"{len(p.X)} design blocks for {len(p.y)} target blocks; the rule is one X_m "
                  "and one y_m per client, M >= 1")
-    d = p.X[0].shape[1] if np.ndim(p.X[0]) == 2 or sp.issparse(p.X[0]) else None
+    d = p.X[0].shape[1] if np.ndim(p.X[0]) == 2 or issparse(p.X[0]) else None
     for m, (Xm, ym) in enumerate(zip(p.X, p.y, strict=True)):
-        if not (sp.issparse(Xm) or np.ndim(Xm) == 2) or np.ndim(ym) != 1:
+        if not (issparse(Xm) or np.ndim(Xm) == 2) or np.ndim(ym) != 1:
             _fail(p, f"client {m}: X has {np.ndim(Xm)} dims and y has {np.ndim(ym)}; the rule "
                      "is X_m (n_m, d) and y_m (n_m,)")
         if Xm.shape[0] != len(ym):

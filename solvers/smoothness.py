@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.linalg import LinearOperator, eigsh
 
 from solvers.problem import Problem
+from solvers.sparse import issparse
+
+if TYPE_CHECKING:  # scipy.sparse.linalg is imported where it is used (start-up time)
+    from scipy.sparse.linalg import LinearOperator
 
 
 def second_moment_operator(X, omega: np.ndarray, intercept: bool) -> LinearOperator:
     """V ↦ Σ_i ω_i a_i a_iᵀ v with a_i = (x_i, 1) (or x_i), as a symmetric LinearOperator."""
+    from scipy.sparse.linalg import LinearOperator
+
     d = X.shape[1]
     D = d + int(intercept)
 
@@ -36,7 +42,7 @@ def second_moment_dense(X: np.ndarray, omega: np.ndarray, intercept: bool) -> np
 
 def second_moment(X, omega: np.ndarray, intercept: bool) -> LinearOperator | np.ndarray:
     """The dense matrix when X is dense with at most 400 columns, else the matrix-free operator."""
-    if not sp.issparse(X) and X.shape[1] + int(intercept) <= 400:
+    if not issparse(X) and X.shape[1] + int(intercept) <= 400:
         return second_moment_dense(X, omega, intercept)
     return second_moment_operator(X, omega, intercept)
 
@@ -49,6 +55,8 @@ def top_eigenvalue(op: LinearOperator | np.ndarray) -> float:
     if n <= 400:
         dense = op @ np.eye(n)
         return float(np.linalg.eigvalsh(0.5 * (dense + dense.T))[-1])
+    from scipy.sparse.linalg import eigsh
+
     return float(eigsh(op, k=1, which="LA", tol=1e-10, return_eigenvectors=False)[0])
 
 
@@ -77,7 +85,7 @@ def sample_smoothness(problem: Problem) -> float:
     if problem.loss == "quadratic":
         return client_smoothness_max(problem)
     A, _, _ = problem.pooled
-    sq = np.asarray(A.multiply(A).sum(axis=1)).ravel() if sp.issparse(A) else np.sum(A * A, 1)
+    sq = np.asarray(A.multiply(A).sum(axis=1)).ravel() if issparse(A) else np.sum(A * A, 1)
     return float(problem.phi.curvature * (sq.max() + int(problem.intercept)) + problem.ridge_lam)
 
 

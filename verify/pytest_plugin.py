@@ -9,12 +9,15 @@ print their outcome with ``-rA``.  ``--fcocheck-budget quick|full|thorough`` set
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from solvers import algorithms
-from verify.suite import SuiteCheck, suite, verdict
+if TYPE_CHECKING:
+    from verify.suite import SuiteCheck
+
+# Nothing of fcocheck is imported until a module defines ``fcocheck_algorithms``: the plugin is
+# loaded by every pytest session in the environment and must cost it nothing.
 
 LIST_NAME = "fcocheck_algorithms"
 
@@ -38,6 +41,8 @@ class SuiteItem(pytest.Item):
 
     def runtest(self) -> None:
         """Run the check; fail with its evidence when it is not acceptable."""
+        from verify.suite import verdict
+
         ev = self.check.run()
         self.user_properties.append(("fcocheck", ev.as_dict()))
         if not verdict(self.check, ev, self.alg):
@@ -58,6 +63,9 @@ def pytest_pycollect_makeitem(collector: Any, name: str, obj: Any) -> list[Suite
     """Turn ``fcocheck_algorithms`` into suite items."""
     if name != LIST_NAME:
         return None
+    from solvers import algorithms
+    from verify.suite import suite
+
     budget = collector.config.getoption("fcocheck_budget", "quick")
     items = []
     for entry in obj:

@@ -16,6 +16,7 @@ from solvers import algorithms
 from verify.conformance import check_invariant, check_properties
 from verify.experiments import EXPERIMENTS
 from verify.invariants import INVARIANTS
+from verify.safe_paths import inside
 from verify.sweep.session import Job
 
 
@@ -59,12 +60,14 @@ def conformance_jobs(algs: list[str], budget: str, seed: int) -> list[Job]:
 
 
 def write_files(payloads: dict[str, dict[str, Any]], out: Path) -> list[Path]:
-    """Write the counterexample files carried by conformance payloads under ``out``."""
-    written = []
-    for payload in payloads.values():
-        for rel, data in payload.get("files", {}).items():
-            path = out / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(base64.b64decode(data))
-            written.append(path)
-    return written
+    """Write the counterexample files carried by conformance payloads under ``out``.
+
+    Every name is checked first (``verify.safe_paths.inside``): one name that would leave ``out``
+    refuses the whole set, and nothing is written.
+    """
+    plan = [(inside(out, rel), data) for payload in payloads.values()
+            for rel, data in (payload.get("files") or {}).items()]
+    for path, data in plan:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(base64.b64decode(data))
+    return [p for p, _ in plan]

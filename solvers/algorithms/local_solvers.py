@@ -22,14 +22,13 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import scipy.linalg as sla
-import scipy.sparse as sp
 
 from solvers.errors import InvalidHyperparameterError, InvalidProblemError
 from solvers.kernels import Kernel
 from solvers.problem import Problem
 from solvers.regularizers import L2Squared, Zero
 from solvers.smoothness import client_smoothness
+from solvers.sparse import issparse
 
 Array = np.ndarray
 SOLVERS = ("auto", "exact", "gd")
@@ -83,7 +82,11 @@ def _design(problem: Problem, m: int) -> Any:
     Xm = problem.X[m]
     if problem.intercept:
         ones = np.ones((Xm.shape[0], 1))
-        return sp.hstack([Xm, ones], format="csr") if sp.issparse(Xm) else np.hstack([Xm, ones])
+        if issparse(Xm):
+            import scipy.sparse as sp
+
+            return sp.hstack([Xm, ones], format="csr")
+        return np.hstack([Xm, ones])
     return Xm
 
 
@@ -107,7 +110,7 @@ def _eig(problem: Problem, lam_psi: float) -> list[tuple[Array, Array]]:
             for m in range(problem.M):
                 A = _design(problem, m)
                 G = (A.T @ A) / A.shape[0]
-                G = G.toarray() if sp.issparse(G) else np.asarray(G)
+                G = G.toarray() if issparse(G) else np.asarray(G)
                 H.append(G + np.diag((problem.ridge_lam + lam_psi) * P))
             H = np.stack(H)
         lam, V = np.linalg.eigh(H)
@@ -122,7 +125,7 @@ def gram(problem: Problem, m: int) -> Array:
     if key not in cache:
         Xm = problem.X[m]
         G = Xm @ Xm.T
-        cache[key] = G.toarray() if sp.issparse(G) else np.asarray(G)
+        cache[key] = G.toarray() if issparse(G) else np.asarray(G)
     return cache[key]
 
 
@@ -144,6 +147,8 @@ def _woodbury(problem: Problem, m: int, shift: float, lam_psi: float, r: Array) 
         K = K + 1.0 / shift
     A = _design(problem, m)
     u = dinv * r
+    import scipy.linalg as sla
+
     return u - dinv * np.asarray(A.T @ sla.solve(K, A @ u, assume_a="pos"))
 
 

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from solvers.errors import InvalidProblemError
 from solvers.problem import Problem
@@ -71,6 +70,8 @@ def sample_view(problem: Problem, who: str) -> SampleView:
         raise InvalidProblemError(f"{who} needs per-sample data (a GLM loss); problem {problem.name!r} "
                                   "is 'quadratic'")
     if problem not in _VIEWS:
+        import scipy.sparse as sp  # lazy: start-up time
+
         blocks = [sp.csr_matrix(X) for X in problem.X]
         A = sp.vstack(blocks, format="csr")
         if problem.intercept:

@@ -11,6 +11,7 @@ bits, and changing the participation does not change the oracle's stream layout.
 
 from __future__ import annotations
 
+import numbers
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -58,9 +59,13 @@ class Setup:
     reference: dict[str, Any] | None
 
 
+MAX_ROUNDS = 10_000_000  # per-round buffers are preallocated: 10^7 rounds ≈ 80 MB per metric
+
+
 def _check_rounds(rounds: Any) -> int:
-    if isinstance(rounds, bool) or int(rounds) != rounds or rounds < 0:
-        raise InvalidHyperparameterError(f"rounds R = {rounds!r} is invalid; the rule is an integer R >= 0")
+    if not isinstance(rounds, numbers.Integral) or isinstance(rounds, bool) or not 0 <= rounds <= MAX_ROUNDS:
+        raise InvalidHyperparameterError(
+            f"rounds R = {rounds!r} is invalid; the rule is an integer 0 <= R <= {MAX_ROUNDS:,}")
     return int(rounds)
 
 
@@ -112,13 +117,21 @@ def _reference(problem: Problem, reference: Any) -> dict[str, Any] | None:
             "relative_certificate": reference.certificate.relative, "w": reference.w}
 
 
-def prepare(algorithm: str | Algorithm, problem: Problem, hyperparameters: Any, rounds: int,
-            oracle: str | Oracle, participation: int | None, record: str, reference: Any,
-            w0: Array | None, gradient: str) -> Setup:
-    """Check every input and build the run's machinery (raises before any round runs)."""
+def check_setup(algorithm: str | Algorithm, problem: Problem, hyperparameters: Any, rounds: int,
+                oracle: str | Oracle, participation: int | None, record: str
+                ) -> tuple[Algorithm, Any, Oracle, int | None]:
+    """Every rule a run's configuration must meet on this problem (used by sweeps before running).
+
+    Returns:
+        (algorithm, hyper-parameters, oracle, P).
+
+    Raises:
+        FcocheckError: the first rule broken, naming the value.
+
+    """
     alg = algorithm if isinstance(algorithm, Algorithm) else algorithms.get(algorithm)
     hp = algorithms.make_hyper(alg, hyperparameters if hyperparameters is not None else {})
-    rounds = _check_rounds(rounds)
+    _check_rounds(rounds)
     P = check_participation(participation, problem.M)
     if P is not None and P < problem.M and not alg.participation:
         raise InvalidHyperparameterError(f"{alg.name} runs without client sampling; the rule is no "
@@ -131,11 +144,21 @@ def prepare(algorithm: str | Algorithm, problem: Problem, hyperparameters: Any, 
                                  f"{oracle.spec()!r} given, the rule is oracle 'exact'")
     if alg.check_problem is not None:
         alg.check_problem(problem, hp)
+    if oracle.kind == "minibatch":  # compatibility with the problem's data, one draw at w0
+        oracle.grads(Kernel(problem), problem.broadcast(problem.zero()), np.random.default_rng(0))
+    return alg, hp, oracle, P
+
+
+def prepare(algorithm: str | Algorithm, problem: Problem, hyperparameters: Any, rounds: int,
+            oracle: str | Oracle, participation: int | None, record: str, reference: Any,
+            w0: Array | None, gradient: str) -> Setup:
+    """Check every input and build the run's machinery (raises before any round runs)."""
+    alg, hp, oracle, P = check_setup(algorithm, problem, hyperparameters, rounds, oracle, participation,
+                                     record)
+    rounds = int(rounds)
     w0 = _check_start(problem, w0)
     composite = _composite(alg, problem, hp, rounds, w0)
     env = Env(problem, oracle, Kernel(problem, check_strategy(gradient)), composite, record == "step")
-    if oracle.kind == "minibatch":
-        oracle.grads(env.kernel, problem.broadcast(w0), np.random.default_rng(0))  # compatibility
     L = global_smoothness(problem)
     eta = 1.0 / L if L > 0 else 1.0
     if problem.psi.rho > 0:

@@ -101,11 +101,15 @@ def _coerce(name: str, key: str, value: Any, default: Any) -> Any:
     return _check_value(name, key, value, default)
 
 
-def generate(name: str, **params: Any) -> Problem:
-    """Build the named instance; string parameter values are converted to the default's type.
+def check_parameters(name: str, params: dict[str, Any], strict: bool = False) -> dict[str, Any]:
+    """The generator's parameters converted and checked (types, ranges, memory), nothing built.
+
+    ``strict`` (typed input such as a sweep file): no conversion from strings; ``"4"`` for an
+    integer parameter is an error, not 4.
 
     Raises:
-        InvalidProblemError: unknown generator or parameter (with the closest name).
+        InvalidProblemError: unknown generator or parameter (with the closest name), a value
+            breaking its rule, or an instance too large for memory.
 
     """
     from solvers.spec import closest
@@ -121,9 +125,21 @@ def generate(name: str, **params: Any) -> Problem:
                 f"problem {name!r} has no parameter {key!r}; its parameters are "
                 f"{list(defaults)}{closest(key, list(defaults))}"
             )
-    values = {k: _coerce(name, k, v, defaults[k]) for k, v in params.items()}
+    convert = _check_value if strict else _coerce
+    values = {k: convert(name, k, v, defaults[k]) for k, v in params.items()}
     _check_size(name, {**defaults, **values})
+    return values
+
+
+def generate(name: str, **params: Any) -> Problem:
+    """Build the named instance; string parameter values are converted to the default's type.
+
+    Raises:
+        InvalidProblemError: see ``check_parameters``.
+
+    """
+    values = check_parameters(name, params)  # first: it names an unknown generator
     return GENERATORS[name](**values)
 
 
-__all__ = ["GENERATORS", "generate", "parameters", "describe"]
+__all__ = ["GENERATORS", "check_parameters", "generate", "parameters", "describe"]

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy.special import logsumexp, softmax, xlogy
 
 from solvers.errors import InvalidMirrorMapError
 from solvers.mirror_maps.base import MirrorMap
@@ -163,6 +162,8 @@ class Entropy(MirrorMap):
     def h(self, w: np.ndarray) -> np.ndarray:
         """Σ w log w (0 log 0 = 0); +inf off the non-negative orthant."""
         w = np.asarray(w, dtype=float)
+        from scipy.special import xlogy  # lazy (0.2 s import): `fcocheck` starts without it
+
         val = np.sum(xlogy(w, np.maximum(w, 0.0)), axis=-1)
         return np.where(np.all(w >= 0, axis=-1), val, np.inf)
 
@@ -173,16 +174,22 @@ class Entropy(MirrorMap):
 
     def grad_conj(self, z: np.ndarray) -> np.ndarray:
         """softmax(z) (the gradient of log-sum-exp, the conjugate of h + χ_Δ)."""
+        from scipy.special import softmax
+
         return softmax(np.asarray(z, dtype=float), axis=-1)
 
     def conj(self, z: np.ndarray) -> np.ndarray:
         """(h + χ_Δ)*(z) = log Σ exp(z_j − 1)."""
+        from scipy.special import logsumexp
+
         return logsumexp(np.asarray(z, dtype=float) - 1.0, axis=-1)
 
     def bregman(self, u: np.ndarray, w: np.ndarray) -> np.ndarray:
         """Generalised KL: Σ u log(u/w) − Σ u + Σ w."""
         u, w = np.asarray(u, dtype=float), np.asarray(w, dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):
+            from scipy.special import xlogy
+
             kl = np.sum(xlogy(u, u) - xlogy(u, w), axis=-1)
         return kl - np.sum(u, axis=-1) + np.sum(w, axis=-1)
 

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy.optimize import isotonic_regression
 
 from solvers.errors import InvalidRegularizerError
 from solvers.regularizers.base import Regularizer, check_nonnegative, feasibility_tolerance
@@ -222,6 +221,8 @@ class Monotone(_Cone):
 
     def project(self, v: np.ndarray) -> np.ndarray:
         """Isotonic (non-decreasing) least-squares fit of each row."""
+        from scipy.optimize import isotonic_regression  # lazy: scipy.optimize costs 0.2 s to import
+
         v = np.asarray(v, dtype=float)
         flat = v.reshape(-1, v.shape[-1])
         out = np.empty_like(flat)

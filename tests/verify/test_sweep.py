@@ -93,7 +93,9 @@ def test_failing_and_diverging_runs_are_recorded_and_the_sweep_goes_on(tmp_path)
         for r in div:
             assert len(st.metrics(r["id"])["gap"]) == r["rounds_done"] + 1
         again = run_sweep(cfgs, st, Serial(), progress=False)
-        assert again.reused == 12 and not again.executed and len(st.runs()) == 12
+        # results are reused; errored runs are executed again (and reported again), never duplicated
+        assert again.reused == 8 and again.executed == {"error": 4} and len(again.errors) == 4
+        assert len(st.runs()) == 12
 
 
 def test_run_record_matches_the_engine_bit_for_bit(tmp_path):
@@ -192,24 +194,39 @@ def test_cli_refuses_a_foreign_store_with_exit_2(tmp_path):
     assert foreign.read_text() == "hello"
 
 
-def test_export_csv_and_parquet(tmp_path):
+def test_export_one_row_per_run_and_round_with_every_config_field(tmp_path):
+    """Regression (issue 20): the export dropped the sweep parameters (key, algorithm, seed, status,
+    metric, round, value only) and was one row per metric value (150 runs made 102 MB of CSV)."""
     import csv
 
     import pyarrow.parquet as pq
 
     with Store(tmp_path / "s.sqlite") as st:
         run_sweep(small_grid()[:4], st, Serial(), progress=False)
-        n = st.con.execute("SELECT COUNT(*) FROM metrics").fetchone()[0]
+        n_runs = len(st.runs())
+        rounds = sum(r["rounds_done"] + 1 for r in st.runs())
+        n_metrics = st.con.execute("SELECT COUNT(DISTINCT metric) FROM metrics").fetchone()[0]
         st.export(tmp_path / "m.csv")
         st.export(tmp_path / "m.parquet")
-        with pytest.raises(StoreError, match="csv or parquet"):
+        with pytest.raises(StoreError, match="csv or .parquet"):
             st.export(tmp_path / "m.xlsx")
-    rows = list(csv.reader((tmp_path / "m.csv").open()))
-    assert (
-        rows[0] == ["key", "algorithm", "seed", "status", "metric", "round", "value"] and len(rows) == n + 1
-    )
+        gap0 = st.metrics(st.runs()[0]["id"])["gap"]
+    rows = list(csv.DictReader((tmp_path / "m.csv").open()))
+    assert len(rows) == rounds and n_runs == 4
+    header = list(rows[0])
+    for col in ("key", "code_version", "algorithm", "problem", "problem.clients", "problem.d", "hp.eta_c",
+                "hp.local_steps", "rounds", "oracle", "seed", "status", "round", "gap"):
+        assert col in header, col
+    metric_names = {m for (m,) in sqlite3.connect(tmp_path / "s.sqlite").execute(
+        "SELECT DISTINCT metric FROM metrics")}
+    assert len(metric_names) == n_metrics and metric_names <= set(header)
+    first = [r for r in rows if r["key"] == rows[0]["key"]]
+    assert [float(r["gap"]) for r in first] == pytest.approx(list(gap0), rel=1e-15)
+    assert {r["hp.eta_c"] for r in rows} == {"0.1", "50.0"}
+    assert {r["oracle"] for r in rows} == {"gaussian:0.3"}
     table = pq.read_table(tmp_path / "m.parquet")
-    assert table.num_rows == n and table.column_names == rows[0]
+    assert table.num_rows == rounds and table.column_names == header
+    assert table.column("gap").to_pylist()[: len(first)] == list(gap0)
 
 
 def test_sigkill_mid_sweep_resumes_without_loss_or_duplicates(tmp_path):

@@ -17,6 +17,7 @@ from verify.sweep.config import ProblemSpec, RunConfig
 from verify.sweep.session import Session, StoredRun
 
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "reproduced", "not reproduced", "inconclusive"
+ERROR = "error"
 
 
 @dataclass
@@ -45,11 +46,28 @@ class Reproduction:
 
     @property
     def status(self) -> str:
-        """``not reproduced`` if any finding is, ``reproduced`` if all are, else ``inconclusive``."""
+        """The reproduction's status from its findings.
+
+        ``error`` if it could not be computed; ``not reproduced`` if any finding is;
+        ``reproduced`` if all are; else ``inconclusive``.
+        """
         states = {f.status for f in self.findings}
+        if ERROR in states:
+            return ERROR
         if NOT_REPRODUCED in states:
             return NOT_REPRODUCED
         return REPRODUCED if states == {REPRODUCED} else INCONCLUSIVE
+
+
+def failed_reproduction(name: str, error: str) -> Reproduction:
+    """A reproduction that raised: shown in the report as an error with the message."""
+    return Reproduction(name, name, "", "could not be computed",
+                        findings=[Finding("the reproduction ran to the end", ERROR, error)])
+
+
+def completed(runs: Sequence[StoredRun]) -> list[StoredRun]:
+    """The runs that completed (a diverged or errored run has no value at every round)."""
+    return [r for r in runs if r.status == "completed"]
 
 
 def config(

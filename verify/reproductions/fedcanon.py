@@ -10,7 +10,15 @@ from typing import Any
 
 import numpy as np
 
-from verify.reproductions.base import NOT_REPRODUCED, REPRODUCED, Finding, Reproduction, collect, config
+from verify.reproductions.base import (
+    INCONCLUSIVE,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    Finding,
+    Reproduction,
+    collect,
+    config,
+)
 from verify.sweep.config import ProblemSpec
 from verify.sweep.session import Session
 
@@ -44,7 +52,16 @@ def table3(session: Session, quick: bool, seed: int) -> Reproduction:
     )
     rows, findings = [], []
     for (alg, label, _), run in zip(TABLE, runs, strict=True):
-        per = {c: float(np.mean(np.diff(run.metrics[c])[1:])) for c in COUNTERS if c in run.metrics}
+        if not all(len(run.metrics.get(c, ())) >= 3 for c in COUNTERS):  # errored, or diverged early
+            why = f"run {run.status}" + (f": {run.error}" if run.error else f" at round {run.diverged_at}")
+            rows.append({"algorithm": label, "prox (client)": "—", "prox (server)": "—", "prox total": "—",
+                         "claimed prox": CLAIMED_PROX.get(alg, "—"), "floats up": "—", "floats down": "—",
+                         "gradients": why})
+            if alg in CLAIMED_PROX:
+                findings.append(Finding(f"{label}: {CLAIMED_PROX[alg]} proximal operation(s) per round",
+                                        INCONCLUSIVE, f"no per-round counts: {why}"))
+            continue
+        per = {c: float(np.mean(np.diff(run.metrics[c])[1:])) for c in COUNTERS}
         total = per["prox_calls_client"] + per["prox_calls_server"]
         row: dict[str, Any] = {
             "algorithm": label,
@@ -84,8 +101,10 @@ def table3(session: Session, quick: bool, seed: int) -> Reproduction:
 
 
 def _g_at(runs: list, alg_hp: dict[str, float], key: str, r: int) -> float:
-    vals = [run.metrics["prox_grad_norm"][r] ** 2 for run in runs if run.config.hp[key] == alg_hp[key]]
-    return float(np.median(vals))
+    """Median ‖G‖² at round r over the runs that reached it (NaN when none did)."""
+    vals = [run.metrics["prox_grad_norm"][r] ** 2 for run in runs
+            if run.config.hp[key] == alg_hp[key] and len(run.metrics.get("prox_grad_norm", ())) > r]
+    return float(np.median(vals)) if vals else float("nan")
 
 
 def fig1(session: Session, quick: bool, seed: int) -> Reproduction:
@@ -110,6 +129,8 @@ def fig1(session: Session, quick: bool, seed: int) -> Reproduction:
     spread_g = _spread([_g_at(vary_g, {"eta_g": g}, "eta_g", at) for g in eta_gs])
     spread_l = _spread([_g_at(vary_l, {"eta_l": e}, "eta_l", at) for e in eta_ls])
     ok = spread_g >= 2.0 and spread_l <= spread_g**0.5
+    verdict = (REPRODUCED if ok else NOT_REPRODUCED) if np.isfinite(spread_g) and np.isfinite(spread_l) \
+        else INCONCLUSIVE  # some step size never reached round `at` (diverged or errored runs)
     curves = collect(
         vary_g, lambda r: f"η_g = {r.config.hp['eta_g']:g} (η_l = {fix_l:g})", ("objective", "prox_grad_norm")
     )
@@ -132,7 +153,7 @@ def fig1(session: Session, quick: bool, seed: int) -> Reproduction:
         findings=[
             Finding(
                 "η_g drives the decrease; η_l (normalised away at the server) barely matters",
-                REPRODUCED if ok else NOT_REPRODUCED,
+                verdict,
                 f"at round {at}: max/min of median ‖G‖² over η_g = {spread_g:.3g}, over η_l = {spread_l:.3g} "
                 f"(rule: η_g spread ≥ 2 and η_l spread ≤ √(η_g spread))",
             )
@@ -142,4 +163,6 @@ def fig1(session: Session, quick: bool, seed: int) -> Reproduction:
 
 def _spread(values: list[float]) -> float:
     v = np.asarray(values, dtype=float)
+    if np.any(np.isnan(v)):
+        return float("nan")
     return float(v.max() / v.min()) if np.all(v > 0) else float("inf")

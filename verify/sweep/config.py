@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import numbers
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,16 +43,52 @@ def canonical(obj: Any) -> str:
     return json.dumps(_plain(obj), sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
+def file_sha256(path: str) -> str:
+    """Hex SHA-256 of a file's bytes (an instance file is keyed by its content)."""
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    except OSError as exc:
+        raise InvalidSweepError(
+            f"instance file {path!r}: {exc.strerror}; the rule is a readable .npz") from None
+    return h.hexdigest()
+
+
 @dataclass(frozen=True)
 class ProblemSpec:
-    """A seeded generator instance: ``generate(generator, **params)``."""
+    """A seeded generator instance ``generate(generator, **params)``, or an instance file.
 
-    generator: str
+    A file is named by its path and keyed by the SHA-256 of its bytes: the run's key changes when
+    the file's content does, and a run refuses a file whose content changed since.
+    """
+
+    generator: str | None
     params: Mapping[str, Any] = field(default_factory=dict)
+    file: str | None = None
+    sha256: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """JSON form."""
+        if self.file is not None:
+            return {"file": self.file, "sha256": self.sha256}
         return {"generator": self.generator, "params": _plain(dict(self.params))}
+
+    @classmethod
+    def from_value(cls, prob: Any) -> ProblemSpec:
+        """A generator name, a path ending in .npz, or {'generator': …, 'params': …} / {'file': …}."""
+        if isinstance(prob, str):
+            prob = {"file": prob} if prob.endswith(".npz") else {"generator": prob}
+        if isinstance(prob, Mapping) and set(prob) <= {"file", "sha256"} \
+                and isinstance(prob.get("file"), str):
+            return cls(None, {}, prob["file"], prob.get("sha256") or file_sha256(prob["file"]))
+        if not (isinstance(prob, Mapping) and isinstance(prob.get("generator"), str)
+                and set(prob) <= {"generator", "params"} and isinstance(prob.get("params", {}), Mapping)):
+            raise InvalidSweepError(
+                f"problem = {prob!r}; the rule is a generator name, an instance file (.npz), "
+                "{'generator': NAME, 'params': {...}} or {'file': PATH}")
+        return cls(prob["generator"], dict(prob.get("params", {})))
 
 
 @dataclass(frozen=True)
@@ -78,9 +115,10 @@ class RunConfig:
     def __post_init__(self) -> None:
         if self.record not in RECORDS:
             raise InvalidSweepError(f"record = {self.record!r}; the rule is one of {RECORDS}")
-        if isinstance(self.seed, bool) or int(self.seed) != self.seed or self.seed < 0:
-            raise InvalidSweepError(f"seed = {self.seed!r}; the rule is an integer >= 0")
-        if isinstance(self.rounds, bool) or int(self.rounds) != self.rounds or self.rounds < 0:
+        if not isinstance(self.seed, numbers.Integral) or isinstance(self.seed, bool) \
+                or not 0 <= self.seed < 2**63:
+            raise InvalidSweepError(f"seed = {self.seed!r}; the rule is an integer in [0, 2^63 - 1]")
+        if not isinstance(self.rounds, numbers.Integral) or isinstance(self.rounds, bool) or self.rounds < 0:
             raise InvalidSweepError(f"rounds = {self.rounds!r}; the rule is an integer >= 0")
 
     def as_dict(self) -> dict[str, Any]:
@@ -123,26 +161,47 @@ class RunConfig:
             raise InvalidSweepError(
                 f"run configuration fields {sorted(extra)}; the rule is a subset of {sorted(known)}"
             )
-        prob = d.get("problem")
-        if isinstance(prob, str):
-            prob = {"generator": prob}
-        if not isinstance(prob, Mapping) or "generator" not in prob:
-            raise InvalidSweepError(
-                f"problem = {prob!r}; the rule is a generator name or "
-                "{'generator': NAME, 'params': {...}}"
-            )
+        _types(d)
         return cls(
-            algorithm=str(d["algorithm"]),
-            problem=ProblemSpec(str(prob["generator"]), dict(prob.get("params", {}))),
+            algorithm=d["algorithm"],
+            problem=ProblemSpec.from_value(d.get("problem")),
             hp=dict(d.get("hp", {})),
             rounds=d.get("rounds", 100),
-            oracle=str(d.get("oracle", "exact")),
+            oracle=d.get("oracle", "exact"),
             seed=d.get("seed", 0),
             participation=d.get("participation"),
-            record=str(d.get("record", "round")),
+            record=d.get("record", "round"),
             keep=tuple(d.get("keep", ())),
             tags=dict(d.get("tags", {})),
         )
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+# field → (rule, test): a sweep file is validated by type, never coerced
+_FIELD_RULES: dict[str, tuple[str, Any]] = {
+    "algorithm": ("a registry name (string)", lambda v: isinstance(v, str)),
+    "hp": ("an object of hyper-parameters", lambda v: isinstance(v, Mapping)),
+    "rounds": ("an integer >= 0", lambda v: _is_int(v) and v >= 0),
+    "oracle": ("a string: exact | gaussian:σ | minibatch:b", lambda v: isinstance(v, str)),
+    "seed": ("an integer in [0, 2^63 - 1]", lambda v: _is_int(v) and 0 <= v < 2**63),
+    "participation": ("null or an integer >= 1", lambda v: v is None or (_is_int(v) and v >= 1)),
+    "record": (f"one of {list(RECORDS)}", lambda v: v in RECORDS),
+    "keep": ("a list of array names",
+             lambda v: isinstance(v, list | tuple) and all(isinstance(k, str) for k in v)),
+    "tags": ("an object", lambda v: isinstance(v, Mapping)),
+}
+
+
+def _types(d: Mapping[str, Any]) -> None:
+    if "algorithm" not in d:
+        raise InvalidSweepError(f"run configuration {dict(d)!r} has no 'algorithm'; the rule is one per run")
+    for name, value in d.items():
+        if name in _FIELD_RULES and not _FIELD_RULES[name][1](value):
+            raise InvalidSweepError(f"run configuration field {name!r} = {value!r}; the rule is "
+                                    f"{_FIELD_RULES[name][0]}")
 
 
 def _axis_values(name: str, values: Any) -> list[Any]:
@@ -183,6 +242,10 @@ def _assign(d: dict[str, Any], name: str, value: Any) -> None:
         prob = d.setdefault("problem", {})
         if isinstance(prob, str):
             prob = d["problem"] = {"generator": prob}
+        if "file" in prob:
+            raise InvalidSweepError(
+                f"grid axis {name!r} sets a generator parameter, but the problem is the instance file "
+                f"{prob['file']!r}; the rule is problem.NAME for generators")
         prob.setdefault("params", {})[rest] = value
     elif head == "tags" and rest:
         d.setdefault("tags", {})[rest] = value

@@ -16,13 +16,51 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from verify.sweep.config import InvalidSweepError
 
 PRELOAD = ["verify.sweep.task", "solvers.engine.run", "solvers.generators", "solvers.reference"]
+CONNECT_TIMEOUT = 10.0  # seconds to reach a --scheduler before refusing it
+OnCrash = Callable[[Any, str], Any]
+
+
+def _raise_crash(item: Any, message: str) -> Any:
+    raise InvalidSweepError(message)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, killed but not yet reaped by its parent, does not)."""
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:  # no /proc: trust the signal test
+        return True
+
+
+def _watch_driver(driver: int) -> None:
+    """Worker initializer: exit when the driver process is gone (e.g. after ``kill -9``).
+
+    Pool workers are children of the forkserver, not of the driver, and inherit its stdout and
+    stderr; without this they would outlive a killed sweep and hold the caller's pipes open.
+    """
+    parent = os.getppid()
+
+    def watch() -> None:
+        while _alive(driver) and os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="fcocheck-driver-watch").start()
 
 
 def cores() -> int:
@@ -39,8 +77,9 @@ class Serial:
     name = "serial"
     workers = 1
 
-    def imap(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[tuple[Any, Any]]:
-        """Yield ``(item, fn(item))`` in order."""
+    def imap(self, fn: Callable[[Any], Any], items: Iterable[Any],
+             on_crash: OnCrash = _raise_crash) -> Iterator[tuple[Any, Any]]:
+        """Yield ``(item, fn(item))`` in order (no worker to lose)."""
         for item in items:
             yield item, fn(item)
 
@@ -57,28 +96,66 @@ class Pool:
         self.workers = cores() if workers is None else workers
         if self.workers < 1:
             raise InvalidSweepError(f"--workers {self.workers}; the rule is at least 1")
+        self._ex = self._start()
+
+    def _start(self) -> ProcessPoolExecutor:
         ctx = mp.get_context("forkserver")
         ctx.set_forkserver_preload(PRELOAD)
-        self._ex = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx,
+                                   initializer=_watch_driver, initargs=(os.getpid(),))
 
-    def imap(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[tuple[Any, Any]]:
-        """Yield ``(item, fn(item))`` as they finish; at most 2 × workers in flight."""
-        todo, pending = iter(items), {}
+    def imap(self, fn: Callable[[Any], Any], items: Iterable[Any],
+             on_crash: OnCrash = _raise_crash) -> Iterator[tuple[Any, Any]]:
+        """Yield ``(item, fn(item))`` as they finish; at most 2 × workers in flight.
+
+        When a worker dies (killed, out of memory), the pool is restarted and every item that was
+        in flight becomes a suspect; suspects are then run one at a time with nothing else in
+        flight, so a death is blamed on the right item: that one is yielded as
+        ``on_crash(item, message)`` (by default: an error), the others normally.  One bad run never
+        aborts a sweep, never loops forever, and never takes innocent runs down with it.
+        """
+        todo, pending, suspects = iter(items), {}, []
         try:
             while True:
-                while len(pending) < 2 * self.workers:
+                if suspects and not pending:
+                    item = suspects.pop(0)
+                    try:
+                        result = self._ex.submit(fn, item).result()
+                    except BrokenProcessPool:
+                        self._restart()
+                        result = on_crash(item, "its pool worker died while it ran alone (killed, or out "
+                                                "of memory)")
+                    yield item, result
+                    continue
+                while not suspects and len(pending) < 2 * self.workers:
                     item = next(todo, _END)
                     if item is _END:
                         break
                     pending[self._ex.submit(fn, item)] = item
                 if not pending:
+                    if suspects:
+                        continue
                     return
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in done:
-                    yield pending.pop(fut), fut.result()
+                    item = pending.pop(fut)
+                    try:
+                        result = fut.result()
+                    except BrokenProcessPool:
+                        suspects.append(item)
+                        continue
+                    yield item, result
+                if suspects:  # the pool is broken: everything still in flight is a suspect too
+                    suspects += list(pending.values())
+                    pending.clear()
+                    self._restart()
         finally:
             for fut in pending:
                 fut.cancel()
+
+    def _restart(self) -> None:
+        self._ex.shutdown(wait=False, cancel_futures=True)
+        self._ex = self._start()
 
     def close(self) -> None:
         """Stop the workers (pending work is cancelled)."""
@@ -111,7 +188,7 @@ class Dask:
             self.client = Client(self.cluster)
         else:
             try:
-                self.client = Client(scheduler, timeout=30)
+                self.client = Client(scheduler, timeout=CONNECT_TIMEOUT)
             except OSError as exc:
                 raise InvalidSweepError(
                     f"--scheduler {scheduler!r}: cannot connect ({exc}); the rule is the "
@@ -119,15 +196,20 @@ class Dask:
                 ) from None
         self.workers = max(1, sum(self.client.nthreads().values()))
 
-    def imap(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[tuple[Any, Any]]:
-        """Yield ``(item, fn(item))`` as they finish on the cluster."""
+    def imap(self, fn: Callable[[Any], Any], items: Iterable[Any],
+             on_crash: OnCrash = _raise_crash) -> Iterator[tuple[Any, Any]]:
+        """Yield ``(item, fn(item))`` as they finish on the cluster (Dask retries lost workers)."""
         from dask.distributed import as_completed
 
         items = list(items)
         futures = {self.client.submit(fn, item, pure=False): item for item in items}
         try:
             for fut in as_completed(futures):
-                yield futures[fut], fut.result()
+                try:
+                    result = fut.result()
+                except Exception as exc:  # fn never raises: KilledWorker and friends, the item failed
+                    result = on_crash(futures[fut], f"dask: {type(exc).__name__}: {exc}")
+                yield futures[fut], result
         finally:
             self.client.cancel(list(futures))
 

@@ -17,7 +17,7 @@ from verify.sweep.config import RunConfig
 from verify.sweep.executors import Serial
 from verify.sweep.progress import SweepProgress
 from verify.sweep.store import Store
-from verify.sweep.task import ERROR, execute
+from verify.sweep.task import ERROR, crashed, execute
 from verify.sweep.version import code_version as current_version
 
 
@@ -90,7 +90,7 @@ def run_sweep(
     bar = SweepProgress(len(configs), summary.reused, label, progress)
     start = time.perf_counter()
     try:
-        for cfg, rec in executor.imap(execute, todo):
+        for cfg, rec in executor.imap(execute, todo, on_crash=crashed):
             store.put(rec, cv)
             summary.executed[rec.status] += 1
             if rec.status == ERROR:

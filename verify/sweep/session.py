@@ -46,10 +46,20 @@ class Job:
 
 
 def call_job(job: Job) -> tuple[dict[str, Any], float]:
-    """Run a job and time it (executed on a worker)."""
+    """Run a job and time it (executed on a worker); an exception becomes an ``error`` payload."""
     t0 = time.perf_counter()
-    payload = job.fn(*job.args)
+    try:
+        payload = job.fn(*job.args)
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # a job that fails is a result to report, never a crash (DESIGN 12)
+        payload = {"status": "error", "error": f"{type(exc).__name__}: {exc}", "name": job.name}
     return payload, time.perf_counter() - t0
+
+
+def crashed_job(job: Job, message: str) -> tuple[dict[str, Any], float]:
+    """The payload of a job whose worker died under it."""
+    return {"status": "error", "error": f"WorkerDied: {message}", "name": job.name}, 0.0
 
 
 class Session:
@@ -99,7 +109,7 @@ class Session:
         self.jobs_reused[kind] = self.jobs_reused.get(kind, 0) + len(out)
         bar = SweepProgress(len(jobs), len(out), kind, self.progress)
         try:
-            for job, (payload, seconds) in self.executor.imap(call_job, todo):
+            for job, (payload, seconds) in self.executor.imap(call_job, todo, on_crash=crashed_job):
                 self.store.put_result(
                     kind,
                     job.name,

@@ -23,10 +23,12 @@ import csv
 import io
 import json
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 
@@ -38,19 +40,19 @@ APP = "fcocheck-results"
 SCHEMA = "1"
 _TABLES = {"meta", "runs", "metrics", "arrays", "results"}
 _DDL = """
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE runs(
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs(
   id INTEGER PRIMARY KEY, key TEXT NOT NULL, code_version TEXT NOT NULL, config TEXT NOT NULL,
   algorithm TEXT NOT NULL, problem TEXT NOT NULL, seed INTEGER NOT NULL, tags TEXT NOT NULL,
   status TEXT NOT NULL, error TEXT, rounds_done INTEGER, diverged_at INTEGER,
   started TEXT, seconds REAL, meta TEXT, UNIQUE(key, code_version));
-CREATE TABLE metrics(run INTEGER NOT NULL REFERENCES runs(id), metric TEXT NOT NULL,
+CREATE TABLE IF NOT EXISTS metrics(run INTEGER NOT NULL REFERENCES runs(id), metric TEXT NOT NULL,
   round INTEGER NOT NULL, value REAL, PRIMARY KEY(run, metric, round)) WITHOUT ROWID;
-CREATE TABLE arrays(run INTEGER NOT NULL REFERENCES runs(id), name TEXT NOT NULL, npy BLOB NOT NULL,
-  PRIMARY KEY(run, name));
-CREATE TABLE results(kind TEXT NOT NULL, name TEXT NOT NULL, mode TEXT NOT NULL, seed INTEGER NOT NULL,
-  code_version TEXT NOT NULL, status TEXT NOT NULL, payload TEXT NOT NULL, seconds REAL, created TEXT,
-  PRIMARY KEY(kind, name, mode, seed, code_version));
+CREATE TABLE IF NOT EXISTS arrays(run INTEGER NOT NULL REFERENCES runs(id), name TEXT NOT NULL,
+  npy BLOB NOT NULL, PRIMARY KEY(run, name));
+CREATE TABLE IF NOT EXISTS results(kind TEXT NOT NULL, name TEXT NOT NULL, mode TEXT NOT NULL,
+  seed INTEGER NOT NULL, code_version TEXT NOT NULL, status TEXT NOT NULL, payload TEXT NOT NULL,
+  seconds REAL, created TEXT, PRIMARY KEY(kind, name, mode, seed, code_version));
 """
 
 
@@ -65,10 +67,11 @@ def _now() -> str:
 def _inspect(path: Path) -> None:
     """Refuse a non-empty file unless it is an fcocheck store of this schema (read-only look)."""
     try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        con = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
         try:
             tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             meta = dict(con.execute("SELECT key, value FROM meta")) if "meta" in tables else {}
+            check = con.execute("PRAGMA quick_check").fetchone()[0] if meta.get("app") == APP else "ok"
         finally:
             con.close()
     except sqlite3.DatabaseError as exc:
@@ -81,6 +84,10 @@ def _inspect(path: Path) -> None:
             f"store {str(path)!r} is a foreign SQLite file (tables {sorted(tables)}, no "
             f"meta app = {APP!r}); it was left untouched — pass another --store path"
         )
+    if check != "ok":
+        raise StoreError(
+            f"store {str(path)!r} is damaged (SQLite quick_check: {check}); it was left untouched — "
+            "the rule is an intact store: restore a copy or pass another --store path")
     if meta.get("schema") != SCHEMA or not _TABLES <= tables:
         raise StoreError(
             f"store {str(path)!r} has schema {meta.get('schema')!r} and tables "
@@ -99,15 +106,16 @@ class Store:
             _inspect(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-        self.con.execute("PRAGMA journal_mode=WAL")
+        _set_wal(self.con)
         self.con.execute("PRAGMA synchronous=NORMAL")
         self.con.execute("PRAGMA foreign_keys=ON")
-        if fresh:
+        if fresh:  # idempotent: two processes creating the same new store both succeed
             with self.transaction():
                 for stmt in filter(str.strip, _DDL.split(";")):
                     self.con.execute(stmt)
                 self.con.executemany(
-                    "INSERT INTO meta VALUES (?, ?)", [("app", APP), ("schema", SCHEMA), ("created", _now())]
+                    "INSERT OR IGNORE INTO meta VALUES (?, ?)",
+                    [("app", APP), ("schema", SCHEMA), ("created", _now())],
                 )
 
     def close(self) -> None:
@@ -126,14 +134,20 @@ class Store:
 
     # ---- runs -------------------------------------------------------------------------------
     def done(self, code_version: str) -> set[str]:
-        """Keys of the runs already recorded with this code version (any final status)."""
-        rows = self.con.execute("SELECT key FROM runs WHERE code_version = ?", (code_version,))
+        """Keys of the runs recorded with this code version as a result (completed or diverged).
+
+        Errored runs are not done: a resumed sweep executes them again (``put`` replaces the row).
+        """
+        rows = self.con.execute("SELECT key FROM runs WHERE code_version = ? AND status != 'error'",
+                                (code_version,))
         return {r[0] for r in rows}
 
     def put(self, rec: RunRecord, code_version: str) -> bool:
         """Write one run and its metrics atomically; False (nothing written) if already present."""
         cfg = rec.config
         with self.transaction():
+            self.con.execute("DELETE FROM runs WHERE key = ? AND code_version = ? AND status = 'error'",
+                             (rec.key, code_version))  # an error row has no metrics or arrays
             cur = self.con.execute(
                 "INSERT OR IGNORE INTO runs(key, code_version, config, algorithm, problem, seed, tags, "
                 "status, error, rounds_done, diverged_at, started, seconds, meta) "
@@ -202,17 +216,6 @@ class Store:
             for name, blob in self.con.execute("SELECT name, npy FROM arrays WHERE run = ?", (run_id,))
         }
 
-    def long_table(self, code_version: str | None = None) -> Iterator[tuple]:
-        """``(key, algorithm, seed, status, metric, round, value)`` rows of the long table."""
-        sql = (
-            "SELECT r.key, r.algorithm, r.seed, r.status, m.metric, m.round, m.value FROM metrics m "
-            "JOIN runs r ON r.id = m.run"
-        )
-        args: list[Any] = []
-        if code_version is not None:
-            sql, args = sql + " WHERE r.code_version = ?", [code_version]
-        yield from self.con.execute(sql + " ORDER BY r.id, m.metric, m.round", args)
-
     # ---- job results (experiments, conformance) ---------------------------------------------
     def put_result(
         self,
@@ -245,7 +248,8 @@ class Store:
     def get_result(self, kind: str, name: str, mode: str, seed: int, code_version: str) -> dict | None:
         """The stored payload, or None."""
         row = self.con.execute(
-            "SELECT payload FROM results WHERE kind=? AND name=? AND mode=? AND seed=? AND code_version=?",
+            "SELECT payload FROM results WHERE kind=? AND name=? AND mode=? AND seed=? AND code_version=? "
+            "AND status != 'error'",  # a job that failed is computed again, never reused
             (kind, name, mode, seed, code_version),
         ).fetchone()
         return None if row is None else json.loads(row[0])
@@ -259,31 +263,88 @@ class Store:
         return out
 
     # ---- export -----------------------------------------------------------------------------
+    def _config_columns(self, runs: list[dict[str, Any]]) -> list[str]:
+        """Every configuration field of these runs, flattened (``hp.eta_c``, ``problem.zeta``)."""
+        cols: dict[str, None] = {}
+        for r in runs:
+            cols.update(dict.fromkeys(_flat_config(r["config"])))
+        return list(cols)
+
+    def wide_rows(self, code_version: str | None = None) -> tuple[list[str], Iterator[list[Any]]]:
+        """Header and rows of the export: one row per (run, round).
+
+        Every configuration field and every metric is a column (a metric a run lacks, or lacks at
+        that round, is empty); an errored run has one row with no round.
+        """
+        runs = self.runs(code_version)
+        cfg_cols = self._config_columns(runs)
+        metrics = [m for (m,) in self.con.execute("SELECT DISTINCT metric FROM metrics ORDER BY metric")]
+        header = ["key", "code_version", *cfg_cols, "status", "error", "diverged_at", "round", *metrics]
+
+        def rows() -> Iterator[list[Any]]:
+            for r in runs:
+                flat = _flat_config(r["config"])
+                fixed = [r["key"], r["code_version"], *(flat.get(c) for c in cfg_cols),
+                         r["status"], r["error"], r["diverged_at"]]
+                by_round: dict[int, dict[str, float | None]] = {}
+                for name, rnd, value in self.con.execute(
+                        "SELECT metric, round, value FROM metrics WHERE run = ?", (r["id"],)):
+                    by_round.setdefault(rnd, {})[name] = value
+                if not by_round:  # an errored run still gets its row
+                    yield [*fixed, None, *(None for _ in metrics)]
+                for rnd in sorted(by_round):
+                    vals = by_round[rnd]
+                    yield [*fixed, rnd, *(vals.get(m) for m in metrics)]
+
+        return header, rows()
+
     def export(self, path: str | Path, fmt: str | None = None) -> Path:
-        """Write the long table joined with run fields as CSV or Parquet (by suffix or ``fmt``)."""
+        """Write ``wide_rows`` as CSV or Parquet (by suffix or ``fmt``)."""
         path = Path(path)
         fmt = fmt or path.suffix.lstrip(".").lower()
-        cols = ["key", "algorithm", "seed", "status", "metric", "round", "value"]
+        if fmt not in ("csv", "parquet"):
+            raise StoreError(f"export format {fmt!r} ({str(path)!r}); the rule is a .csv or .parquet file")
+        header, rows = self.wide_rows()
         if fmt == "csv":
             with path.open("w", newline="") as fh:
                 w = csv.writer(fh)
-                w.writerow(cols)
-                w.writerows(self.long_table())
+                w.writerow(header)
+                w.writerows(rows)
             return path
-        if fmt == "parquet":
-            try:
-                import pyarrow as pa
-                import pyarrow.parquet as pq
-            except ImportError:
-                raise StoreError(
-                    f"export to {str(path)!r} needs pyarrow; the rule is "
-                    "`pip install pyarrow` (or export .csv)"
-                ) from None
-            rows = list(self.long_table())
-            table = pa.table({c: [r[i] for r in rows] for i, c in enumerate(cols)})
-            pq.write_table(table, path)
-            return path
-        raise StoreError(f"export format {fmt!r}; the rule is csv or parquet")
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise StoreError(
+                f"export to {str(path)!r} needs pyarrow; the rule is `pip install pyarrow` (or export .csv)"
+            ) from None
+        data = list(rows)
+        columns = {c: [_arrow_scalar(r[i]) for r in data] for i, c in enumerate(header)}
+        pq.write_table(pa.table(columns), path)
+        return path
+
+
+def _flat_config(cfg: dict[str, Any]) -> dict[str, Any]:
+    """``{'hp': {'eta_c': 0.1}, 'problem': {'generator': g, 'params': {...}}}`` → flat columns."""
+    out: dict[str, Any] = {}
+    for k, v in cfg.items():
+        if k == "problem":
+            out["problem"] = v.get("generator") or v.get("file")
+            for pk, pv in (v.get("params") or {}).items():
+                out[f"problem.{pk}"] = pv
+            if "sha256" in v:
+                out["problem.sha256"] = v["sha256"]
+        elif isinstance(v, dict):
+            for sk, sv in v.items():
+                out[f"{k}.{sk}"] = sv
+        else:
+            out[k] = json.dumps(v) if isinstance(v, list) else v
+    return out
+
+
+def _arrow_scalar(v: Any) -> Any:
+    """Parquet columns need one type: keep numbers and strings, render anything else as JSON."""
+    return v if v is None or isinstance(v, bool | int | float | str) else json.dumps(v)
 
 
 class _Transaction:
@@ -295,6 +356,23 @@ class _Transaction:
 
     def __exit__(self, typ: object, *rest: object) -> None:
         self.con.execute("ROLLBACK" if typ else "COMMIT")
+
+
+def _set_wal(con: sqlite3.Connection, seconds: float = 30.0) -> None:
+    """Switch to WAL, waiting for another process that holds the file.
+
+    The busy timeout does not apply to a journal-mode change, so two processes opening one new
+    store would otherwise race.
+    """
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            con.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _real(v: float) -> float | None:

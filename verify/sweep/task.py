@@ -49,6 +49,18 @@ class RunRecord:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
+def load_file_instance(path: str, sha256: str | None) -> Any:
+    """The instance file at ``path``, refused when its content is not the one the run was keyed by."""
+    from solvers.instance_io import load_instance
+    from verify.sweep.config import InvalidSweepError, file_sha256
+
+    if sha256 is not None and file_sha256(path) != sha256:
+        raise InvalidSweepError(f"instance file {path!r} changed since the sweep was defined (SHA-256 "
+                                f"{file_sha256(path)[:12]}…, keyed by {sha256[:12]}…); the rule is the "
+                                "same content, or a new sweep")
+    return load_instance(path)
+
+
 @lru_cache(maxsize=16)
 def _instance(spec_json: str) -> tuple[Any, Any]:
     import json
@@ -57,7 +69,10 @@ def _instance(spec_json: str) -> tuple[Any, Any]:
     from solvers.reference import reference_solve
 
     spec = json.loads(spec_json)
-    problem = generate(spec["generator"], **spec["params"])
+    if "file" in spec:
+        problem = load_file_instance(spec["file"], spec["sha256"])
+    else:
+        problem = generate(spec["generator"], **spec["params"])
     return problem, reference_solve(problem)
 
 
@@ -74,6 +89,12 @@ def _split(trace: Any, keep: tuple[str, ...]) -> tuple[dict[str, np.ndarray], di
     }
     kept = {k: np.asarray(trace.arrays[k]) for k in keep if k in trace.arrays}
     return scalars, kept
+
+
+def crashed(config: RunConfig, message: str) -> RunRecord:
+    """The record of a run whose worker died under it (the executor's ``on_crash``)."""
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    return RunRecord(config.key, config.as_dict(), ERROR, 0.0, now, error=f"WorkerDied: {message}")
 
 
 def execute(config: RunConfig) -> RunRecord:

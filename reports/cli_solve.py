@@ -1,0 +1,83 @@
+"""``fcocheck problems`` and ``fcocheck solve``: the generators and certified reference optima."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from reports.cli_common import UsageError, check_writable, load_problem, parse_params
+from solvers.constants import compute_constants
+from solvers.generators import GENERATORS, describe, parameters
+from solvers.instance_io import save_instance
+from solvers.metrics import recovery
+from solvers.problem import Problem
+from solvers.reference import reference_solve
+
+
+def cmd_problems(args: argparse.Namespace) -> int:
+    """List the generators with their parameters and defaults."""
+    rows = {name: {"description": describe(name), "parameters": parameters(name)} for name in GENERATORS}
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    for name, row in rows.items():
+        print(f"{name}\n    {row['description']}")
+        print("    " + ", ".join(f"{k}={v!r}" for k, v in row["parameters"].items()))
+    return 0
+
+
+def _fmt(x: Any) -> str:
+    return f"{x:.6g}" if isinstance(x, float) else str(x)
+
+
+def _summary(problem: Problem, sol: Any, consts: Any, rec: dict) -> str:
+    cert = sol.certificate
+    lines = [
+        f"problem   {problem.name}: M={problem.M} clients, n={int(problem.n.sum())} samples, "
+        f"dim={problem.dim} (loss {problem.loss}, psi {problem.regularizer.spec()}, "
+        f"h {problem.mirror.name}{', intercept' if problem.intercept else ''})",
+        f"objective {sol.objective!r}  [{sol.label}]",
+        f"certificate {cert.kind} = {cert.value:.3e} (relative {cert.relative:.3e})",
+    ]
+    for r in sol.solvers:
+        c = r["certificate"]
+        rel = f"{c['relative']:.2e}" if c else "-"
+        lines.append(f"  solver {r['name']:<36} {r['status']:<20} {r['seconds']:8.3f}s  rel {rel}")
+    if sol.agreement is not None:
+        lines.append(f"agreement |Phi_cvxpy - Phi_fo|/|Phi| = {sol.agreement:.3e}")
+    lines.append("constants " + ", ".join(f"{k}={_fmt(v)}" for k, v in consts.as_dict().items()))
+    if rec:
+        lines.append("recovery  " + ", ".join(f"{k}={v:.4g}" for k, v in rec.items()))
+    lines.append(f"wall time {sol.seconds:.2f}s")
+    return "\n".join(lines)
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    """Certified reference optimum of a problem; writes JSON only on success."""
+    if not 0 < args.tol < 1:  # also refuses nan
+        raise UsageError(f"--tol {args.tol!r}; the rule is 0 < tol < 1")
+    for target in (args.out, args.save_instance):
+        check_writable(target)
+    problem = load_problem(args.problem, parse_params(args.param), args.seed)
+    sol = reference_solve(problem, tol=args.tol)
+    consts = compute_constants(problem, w_star=sol.w)
+    rec = recovery(problem, sol.w)
+    out = {
+        **sol.as_dict(),
+        "constants": consts.as_dict(),
+        "recovery": rec,
+        "instance": {"name": problem.name, "meta": problem.meta},
+    }
+    if args.out:
+        Path(args.out).write_text(json.dumps(out, indent=1, default=float))
+    if args.save_instance:
+        save_instance(problem, args.save_instance)
+    if args.json:
+        print(json.dumps({k: v for k, v in out.items() if k != "w"}, indent=1, default=float))
+    else:
+        print(_summary(problem, sol, consts, rec))
+        if args.out:
+            print(f"wrote {args.out}")
+    return 0
