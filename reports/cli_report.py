@@ -107,8 +107,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def _load_sweep(path: str) -> list[RunConfig]:
     try:
-        spec = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
+        spec = json.loads(Path(path).read_text(), parse_constant=_no_constant)
+    except (OSError, ValueError) as exc:
         raise InvalidSweepError(
             f"sweep file {path!r}: {exc}; the rule is a JSON file with base, axes, seeds"
         ) from None
@@ -127,6 +127,10 @@ def _load_sweep(path: str) -> list[RunConfig]:
         configs += grid(s["base"], s.get("axes", {}) or {"rounds": [s["base"].get("rounds", 100)]},
                         _seeds(path, s.get("seeds", 1)))
     return configs
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a finite JSON number")
 
 
 def _seeds(path: str, seeds: Any) -> list[int]:

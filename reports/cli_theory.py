@@ -16,6 +16,8 @@ from verify.experiments import select
 
 def cmd_theorems(args: argparse.Namespace) -> int:
     """List every theorem with its LaTeX, conditions and assumptions, then the symbolic checks."""
+    if not 2 <= args.samples <= 1_000_000:
+        raise UsageError(f"--samples {args.samples}; the rule is 2 <= samples <= 1000000")
     data = {"theorems": [t.as_dict() for t in THEOREMS.values()]}
     if not args.no_checks:
         data["checks"] = checks.all_checks(samples=args.samples)

@@ -154,7 +154,12 @@ def _read(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
 
 def _blocks(arrays: dict[str, np.ndarray], name: str, path: Path) -> list[Any]:
     if name in arrays:
-        return list(arrays[name])
+        stacked, want = arrays[name], 3 if name == "X" else 2
+        if stacked.ndim != want:
+            raise InvalidInstanceFileError(
+                f"instance file {str(path)!r}: {name!r} has shape {stacked.shape}; the rule is "
+                + ("(M, n, d)" if name == "X" else "(M, n)") + f" (or {name}_0, {name}_1, ... per client)")
+        return list(stacked)
     out, m = [], 0
     while f"{name}_{m}" in arrays or f"{name}_{m}_data" in arrays:
         if f"{name}_{m}_data" in arrays:

@@ -39,8 +39,17 @@ def _plain(x: Any) -> Any:
 
 
 def canonical(obj: Any) -> str:
-    """Canonical JSON: sorted keys, no spaces, floats by ``repr`` (round-trips exactly)."""
-    return json.dumps(_plain(obj), sort_keys=True, separators=(",", ":"), allow_nan=False)
+    """Canonical JSON: sorted keys, no spaces, floats by ``repr`` (round-trips exactly).
+
+    Raises:
+        InvalidSweepError: a NaN or infinite value (no canonical JSON form).
+
+    """
+    try:
+        return json.dumps(_plain(obj), sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        raise InvalidSweepError(f"configuration {obj!r} holds NaN or infinity; the rule is finite "
+                                "numbers") from None
 
 
 def file_sha256(path: str) -> str:
