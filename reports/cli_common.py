@@ -27,29 +27,40 @@ def parse_params(items: list[str]) -> dict[str, str]:
     return out
 
 
-def check_writable(target: str | os.PathLike | None, directory: bool = False) -> None:
+def _creatable(path: Path, what: str) -> None:
+    """A directory that exists, or whose nearest existing ancestor is a writable directory."""
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{what} {str(path)!r} is a file; the rule is a directory")
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not (probe.is_dir() and os.access(probe, os.W_OK | os.X_OK)):
+        raise UsageError(f"{what} {str(path)!r} cannot be created or written ({str(probe)!r} is not a "
+                         "writable directory); the rule is a writable path")
+
+
+def check_writable(target: str | os.PathLike | None, directory: bool = False,
+                   create_parents: bool = False) -> None:
     """Refuse, before any work, an output path that cannot be written.
 
-    A file target needs an existing, writable parent directory and must not be a directory; a
-    directory target must be a directory (or creatable: its nearest existing ancestor writable).
-    Nothing is created.
+    A file target needs a writable parent directory that exists (or, with ``create_parents``,
+    can be created) and must not be a directory; a directory target must be a directory or
+    creatable.  Nothing is created here.
     """
     if target is None:
         return
     path = Path(target)
     if directory:
-        if path.exists() and not path.is_dir():
-            raise UsageError(f"output directory {str(path)!r} is a file; the rule is a directory")
-        probe = path
-        while not probe.exists():
-            probe = probe.parent
-        if not (probe.is_dir() and os.access(probe, os.W_OK | os.X_OK)):
-            raise UsageError(f"output directory {str(path)!r} cannot be created or written "
-                             f"({str(probe)!r} is not a writable directory); the rule is a writable path")
+        _creatable(path, "output directory")
         return
     if path.is_dir():
         raise UsageError(f"output file {str(path)!r} is a directory; the rule is a file path")
     parent = path.parent if str(path.parent) else Path(".")
+    if create_parents:
+        _creatable(parent, f"directory of {str(path)!r}")
+        if path.exists() and not os.access(path, os.W_OK):
+            raise UsageError(f"output file {str(path)!r} is not writable; the rule is a writable path")
+        return
     if not parent.is_dir():
         raise UsageError(f"output file {str(path)!r}: directory {str(parent)!r} does not exist; the "
                          "rule is an existing, writable directory")

@@ -44,14 +44,14 @@ def _check_executor_args(args: argparse.Namespace) -> None:
 
 def _open_store(path: str) -> Store:
     """Refuse a store path that cannot be written before any work (the Store refuses foreign files)."""
-    check_writable(path)
+    check_writable(path, create_parents=True)
     return Store(path)
 
 
 def _session(args: argparse.Namespace) -> Session:
     """The executor first (its errors create nothing), then the store."""
     _check_executor_args(args)
-    check_writable(args.store)
+    check_writable(args.store, create_parents=True)
     ex = make_executor(args.workers, args.scheduler, args.dask_local)
     try:
         store = _open_store(args.store)

@@ -316,8 +316,8 @@ def command_cases() -> list[Case]:
         ("sweep scheduler and local", ["sweep", "{FILE}", "--store", "{STORE}", "--dask-local", "1",
                                        "--scheduler", "tcp://127.0.0.1:9"], _sweep({"base": BASE}),
          "at most one"),
-        ("sweep store dir missing", ["sweep", "{FILE}", "--store", "{TMP}/no/s.sqlite", "--workers", "1"],
-         _sweep({"base": BASE}), "does not exist"),
+        ("sweep store under a file", ["sweep", "{FILE}", "--store", "{AFILE}/s.sqlite", "--workers", "1"],
+         lambda t: {**_sweep({"base": BASE})(t), **_existing_file(t)}, "is a file; the rule is a directory"),
         ("sweep store is text", ["sweep", "{FILE}", "--store", "{STORE}", "--workers", "1"],
          lambda t: {**_sweep({"base": BASE})(t), **_store("text")(t)}, "not an fcocheck results store"),
         # report

@@ -104,9 +104,9 @@ def test_report_budget_and_unwritable_outputs_are_refused(tmp_path, capsys):
     (tmp_path / "file").write_text("x")
     assert main(["report", "--out", str(tmp_path / "file"), "--store", str(tmp_path / "s.sqlite")]) == 2
     assert main(["sweep", sweep_file(tmp_path, {"base": BASE}), "--store",
-                 str(tmp_path / "nodir" / "s.sqlite"), "--workers", "1"]) == 2
+                 str(tmp_path / "file" / "s.sqlite"), "--workers", "1"]) == 2
     err = capsys.readouterr().err
-    assert "--budget 'garbage'" in err and "is a file" in err and "does not exist" in err
+    assert "--budget 'garbage'" in err and err.count("is a file") == 2
     assert not (tmp_path / "s.sqlite").exists() and not (tmp_path / "r").exists()
 
 
@@ -212,3 +212,10 @@ def test_kill_9_of_a_pool_sweep_releases_the_callers_pipes(tmp_path):
     t0 = time.time()
     proc.communicate(timeout=30)  # EOF on both pipes: no worker holds them any more
     assert time.time() - t0 < 15
+
+
+def test_default_store_directory_is_created_on_a_fresh_checkout(tmp_path, monkeypatch):
+    """Regression: the store's directory (out/ by default) may not exist yet; it is created."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["sweep", sweep_file(tmp_path, {"base": BASE}), "--workers", "1", "--no-progress"]) == 0
+    assert (tmp_path / "out" / "fcocheck.sqlite").is_file()

@@ -64,8 +64,14 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _inspect(path: Path) -> None:
-    """Refuse a non-empty file unless it is an fcocheck store of this schema (read-only look)."""
+def _inspect(path: Path) -> bool:
+    """Refuse a non-empty file unless it is an fcocheck store of this schema (read-only look).
+
+    Returns:
+        True when the file is an SQLite database without any table (one another process is
+        creating this instant): it holds nobody's data and is initialised like a new file.
+
+    """
     try:
         con = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
         try:
@@ -79,6 +85,8 @@ def _inspect(path: Path) -> None:
             f"store {str(path)!r} is not an fcocheck results store ({exc}); the rule is an "
             "SQLite file written by fcocheck — it was left untouched"
         ) from None
+    if not tables and _one_empty_page(path):
+        return True
     if meta.get("app") != APP:
         raise StoreError(
             f"store {str(path)!r} is a foreign SQLite file (tables {sorted(tables)}, no "
@@ -93,6 +101,15 @@ def _inspect(path: Path) -> None:
             f"store {str(path)!r} has schema {meta.get('schema')!r} and tables "
             f"{sorted(tables)}; this fcocheck reads schema {SCHEMA!r} — it was left untouched"
         )
+    return False
+
+
+def _one_empty_page(path: Path) -> bool:
+    """The file is exactly one SQLite page: a database created an instant ago, before its tables."""
+    head = path.read_bytes()[:100]
+    size = int.from_bytes(head[16:18], "big") if len(head) == 100 else 0
+    size = 65536 if size == 1 else size
+    return head.startswith(b"SQLite format 3\x00") and path.stat().st_size == size
 
 
 class Store:
@@ -101,9 +118,7 @@ class Store:
     def __init__(self, path: str | Path) -> None:
         """Open ``path``, creating it if missing or empty; refuse anything that is not ours."""
         self.path = Path(path)
-        fresh = not self.path.exists() or self.path.stat().st_size == 0
-        if not fresh:
-            _inspect(self.path)
+        fresh = not self.path.exists() or self.path.stat().st_size == 0 or _inspect(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
         _set_wal(self.con)
