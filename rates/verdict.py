@@ -3,22 +3,26 @@
 The numeric rules (δ = ``DELTA``, w = ``MAX_WIDTH``; [lo, hi] is the fit's 95% bootstrap interval):
 
 * **exponent, two-sided** (a Θ-claim: "slope 2"): inconclusive if hi − lo > w (the sweep cannot
-  resolve the exponent) or if p ≠ 0 and lo ≤ 0 ≤ hi (no trend: the quantity does not move with the
-  sweep variable here — another term dominates or it sits at a floor); else consistent iff
-  lo − δ ≤ p ≤ hi + δ, otherwise inconsistent.  δ allows for lower-order terms over a finite sweep.
-* **exponent, upper** (a ≲-claim along a sweep that grows x): the same two inconclusive cases; else
-  consistent iff lo ≤ p + δ (the measurement grows no faster than the bound); an excess while the
-  measurement stays below the bound with every hidden constant 1 is inconclusive (pre-asymptotic);
-  otherwise inconsistent.  Sweeps whose theorem regime is x → 0 (a step size) are fitted against
-  1/x, so "grows" always points into the regime.
-* **one constant** (measured ≤ C·bound across the whole sweep with one C): fit y against the bound's
-  value; inconclusive if the bound moves by less than ``MIN_SPAN``× over the sweep; consistent iff
-  hi ≥ 1 − δ (y falls at least as fast as the bound, so one C covers every point as the bound
-  shrinks) or iff y ≤ bound with every hidden constant 1 at every point (C = 1 covers the sweep;
-  the reason then says the asymptotic regime was not reached), otherwise inconsistent.
-  C = max y/bound is reported.
+  resolve the exponent); else consistent iff lo − δ ≤ p ≤ hi + δ, otherwise inconsistent — a flat
+  curve whose interval excludes p is inconsistent, not "no trend".  δ allows for lower-order terms
+  over a finite sweep.
+* **exponent, upper** (a ≲-claim along a sweep that grows x): inconclusive if the interval is
+  wider than w; else consistent iff lo ≤ p + δ (the measurement grows no faster than the bound),
+  otherwise inconsistent — however far below the bound with constants 1 the measurement sits (the
+  constants are free: only the shape is checked).  Sweeps whose theorem regime is x → 0 (a step
+  size) are fitted against 1/x, so "grows" always points into the regime.
+* **one constant** (measured ≤ C·bound across the whole sweep with one free C): fit y against the
+  bound's value; inconclusive if the bound moves by less than ``MIN_SPAN``× over the sweep;
+  consistent iff hi ≥ 1 − δ (y falls at least as fast as the bound, so one C covers every point as
+  the bound shrinks), otherwise inconsistent.  Being below the bound with every constant 1 is never
+  evidence (a flat curve is); C = max y/bound is reported.
 * **inequality** (constant 1, e.g. Lemma 4.4): consistent iff every run's slack RHS/LHS ≥ 1.
-* **linear rate**: consistent iff the contraction factor's interval lies below 1.
+* **linear rate**: consistent iff the contraction factor's interval lies below 1 and the decay does
+  not slow down: the log-decrement per round over the window's second half is at least
+  ``SLOWDOWN`` × the first half's (a 1/t or 1/log t decay contracts too, but ever more slowly).
+
+Each rule is run through ``rates.power.powered`` with the violations of its claim: ``consistent``
+stands only where the rule also rejects them.
 """
 
 from __future__ import annotations
@@ -28,12 +32,15 @@ from typing import Any
 
 import numpy as np
 
-from rates.fit import Contraction, SlopeFit, loglog_slope
+from rates.fit import SlopeFit, loglog_slope
 
 CONSISTENT, INCONSISTENT, INCONCLUSIVE = "consistent", "inconsistent", "inconclusive"
+KNOWN = "known disagreement"  # inconsistent, with a documented cause that a diagnostic confirmed
+STATUSES = (CONSISTENT, INCONSISTENT, INCONCLUSIVE, KNOWN)
 DELTA = 0.1
 MAX_WIDTH = 1.0
 MIN_SPAN = 4.0
+SLOWDOWN = 0.7  # a linear rate keeps its log-decrement; 30% slack for noise and the neighbourhood
 
 
 @dataclass(frozen=True)
@@ -51,13 +58,10 @@ class Verdict:
 
 
 def _unresolved(fit: SlopeFit, p: float, max_width: float) -> str | None:
+    if not (np.isfinite(fit.lo) and np.isfinite(fit.hi)):
+        return f"the fit is not finite (CI [{fit.lo}, {fit.hi}])"
     if fit.hi - fit.lo > max_width:
         return f"95% CI [{fit.lo:.3g}, {fit.hi:.3g}] is wider than {max_width}: the sweep cannot resolve it"
-    if p != 0 and fit.lo <= 0 <= fit.hi:
-        return (
-            f"no trend: slope {fit.slope:.3g}, CI [{fit.lo:.3g}, {fit.hi:.3g}] contains 0 — another term "
-            "dominates or the quantity is at a floor"
-        )
     return None
 
 
@@ -77,8 +81,8 @@ def exponent_verdict(
         sense: ``two-sided`` or ``upper``.
         delta: asymptotic slack.
         max_width: widest interval that still resolves an exponent.
-        ratio_max: for ``upper``, max over the sweep of measured / bound with every hidden constant 1;
-            an exponent excess while this stays ≤ 1 is pre-asymptotic, hence inconclusive.
+        ratio_max: for ``upper``, max over the sweep of measured / bound with every hidden constant 1,
+            reported as evidence only (the constants are free; it never decides).
 
     """
     if sense not in ("two-sided", "upper"):
@@ -106,15 +110,6 @@ def exponent_verdict(
         )
     ok = fit.lo <= predicted + delta
     ev["ratio_max"] = ratio_max
-    if not ok and ratio_max is not None and ratio_max <= 1.0:
-        return Verdict(
-            INCONCLUSIVE,
-            rule,
-            f"slope {fit.slope:.3f} exceeds predicted {predicted:g} + {delta}, but "
-            f"the measurement stays below the bound with constant 1 (max ratio {ratio_max:.3g}): a finite "
-            "sweep cannot show the bound fails",
-            ev,
-        )
     return Verdict(
         CONSISTENT if ok else INCONSISTENT,
         rule,
@@ -137,14 +132,6 @@ def one_constant_verdict(bound: np.ndarray, Y: np.ndarray, delta: float = DELTA,
     fit = loglog_slope(bound, Yr, seed=seed)
     ev.update(slope=fit.slope, ci=[fit.lo, fit.hi], r2=fit.r2)
     ok = fit.hi >= 1 - delta
-    if not ok and C <= 1.0:
-        return Verdict(
-            CONSISTENT,
-            "one constant",
-            f"below the bound with constant 1 at every point (C = {C:.3g}); "
-            f"y ∝ bound^{fit.slope:.3f}, so the sweep has not reached the bound's asymptotic regime",
-            ev,
-        )
     return Verdict(
         CONSISTENT if ok else INCONSISTENT,
         "one constant",
@@ -175,22 +162,68 @@ def inequality_verdict(lhs: np.ndarray, rhs: np.ndarray, labels: list[str]) -> V
     )
 
 
-def linear_verdict(fit: Contraction) -> Verdict:
-    """A linear rate holds iff the fitted contraction factor's interval lies below 1."""
-    ev = fit.as_dict()
-    ok = fit.hi < 1.0
+def linear_verdict(Y: np.ndarray, start: int, stop: int, seed: int = 0) -> Verdict:
+    """A linear rate on rounds [start, stop): contraction below 1 that does not slow down.
+
+    Args:
+        Y: the error curve(s), seeds × rounds.
+        start: first round of the window (the transient before the neighbourhood).
+        stop: one past its last round.
+        seed: bootstrap seed.
+
+    """
+    from rates.fit import contraction
+
+    whole = contraction(Y, start, stop, seed=seed)
+    mid = (start + stop) // 2
+    ev = whole.as_dict()
+    if mid - start < 3 or stop - mid < 3:
+        return Verdict(INCONCLUSIVE, "linear rate", f"window [{start}, {stop}) too short to see a slowdown",
+                       ev)
+    first, second = contraction(Y, start, mid, seed=seed), contraction(Y, mid, stop, seed=seed)
+    d1, d2 = -np.log(first.factor), -np.log(second.factor)
+    ratio = float(d2 / d1) if d1 > 0 else float("-inf")
+    ev.update(first_half=first.factor, second_half=second.factor, decrement_ratio=ratio)
+    ok = whole.hi < 1.0 and ratio >= SLOWDOWN
     return Verdict(
         CONSISTENT if ok else INCONSISTENT,
         "linear rate",
-        f"contraction {fit.factor:.4g} per round, CI [{fit.lo:.4g}, {fit.hi:.4g}] over rounds "
-        f"[{fit.start}, {fit.stop})",
+        f"contraction {whole.factor:.4g} per round, CI [{whole.lo:.4g}, {whole.hi:.4g}] over rounds "
+        f"[{start}, {stop}); log-decrement ratio second/first half {ratio:.2f} (rule: CI < 1 and "
+        f"ratio ≥ {SLOWDOWN})",
         ev,
     )
 
 
+def known_disagreement(v: Verdict, cause: str, confirmed: bool, diagnostic: str) -> Verdict:
+    """An inconsistent verdict re-filed as ``known disagreement`` when its cause is confirmed.
+
+    The documented cause must be confirmed by a diagnostic measured in the same run; otherwise the
+    verdict stays inconsistent (a new failure must never hide behind a documented one).
+
+    Args:
+        v: the verdict of the claim.
+        cause: the documented disagreement (README, "Known disagreements").
+        confirmed: whether the diagnostic confirms that cause here.
+        diagnostic: the diagnostic's numbers.
+
+    """
+    if v.status != INCONSISTENT:
+        return v
+    ev = {**v.evidence, "known_cause": cause, "diagnostic": diagnostic, "confirmed": confirmed}
+    if confirmed:
+        return Verdict(KNOWN, v.rule, f"{v.reason}; documented cause confirmed: {cause} ({diagnostic})", ev)
+    return Verdict(INCONSISTENT, v.rule, f"{v.reason}; NOT the documented cause ({cause}): {diagnostic}", ev)
+
+
 def combine(verdicts: list[Verdict]) -> str:
-    """Inconsistent if any check is; consistent if all are; else inconclusive."""
+    """Inconsistent if any check is; else a known disagreement if any is; else consistent if all are.
+
+    Anything else is inconclusive.
+    """
     states = {v.status for v in verdicts}
     if INCONSISTENT in states:
         return INCONSISTENT
+    if KNOWN in states:
+        return KNOWN
     return CONSISTENT if states == {CONSISTENT} else INCONCLUSIVE

@@ -93,13 +93,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
         print(json.dumps(results, indent=2, default=str))
     else:
         counts = {
-            s: sum(r["status"] == s for r in results) for s in ("consistent", "inconsistent", "inconclusive")
+            s: sum(r["status"] == s for r in results)
+            for s in ("consistent", "inconsistent", "inconclusive", "known disagreement")
         }
         print(
             f"\n{len(results)} experiments: "
             + ", ".join(f"{v} {k}" for k, v in counts.items())
             + f" ({sum(r['seconds'] for r in results):.1f} s)"
         )
+    # --strict: documented disagreements (status "known disagreement") pass; anything new fails
     return 1 if args.strict and any(r["status"] == "inconsistent" for r in results) else 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT
+from rates.verdict import Verdict, combine
 
 
 @dataclass
@@ -29,11 +29,8 @@ class TheoremSection:
 
     @property
     def status(self) -> str:
-        """Inconsistent if any experiment is, consistent if all are, else inconclusive."""
-        states = {b.result["status"] for b in self.experiments}
-        if INCONSISTENT in states:
-            return INCONSISTENT
-        return CONSISTENT if states == {CONSISTENT} else INCONCLUSIVE
+        """The experiments' verdicts combined (``rates.verdict.combine``)."""
+        return combine([Verdict(b.result["status"], "", "") for b in self.experiments])
 
 
 @dataclass

@@ -82,7 +82,8 @@ def add_theory_commands(sub: Any) -> None:
     v.add_argument("--seed", type=int, default=0)
     v.add_argument("--json", action="store_true")
     v.add_argument("--out", help="append each experiment's result to this JSON-lines file as it finishes")
-    v.add_argument("--strict", action="store_true", help="exit 1 when any verdict is inconsistent")
+    v.add_argument("--strict", action="store_true",
+                   help="exit 1 when any verdict is inconsistent (documented disagreements pass)")
     _cmd(v, "reports.cli_theory:cmd_validate")
 
 

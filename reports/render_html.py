@@ -24,11 +24,12 @@ table{border-collapse:collapse;margin:.6em 0;font-size:.9em}td,th{border:1px sol
 text-align:left;vertical-align:top}th{background:#f4f4f4}
 .badge{display:inline-block;border-radius:4px;padding:0 .45em;font-weight:600;font-size:.85em;color:#fff}
 .consistent,.holds,.reproduced,.proved{background:#2e7d32}.inconsistent,.fails,.broken,.not-reproduced{background:#c62828}
-.inconclusive,.n-a{background:#9e9e9e}.error{background:#6a1b9a}
+.inconclusive,.n-a{background:#9e9e9e}.error{background:#6a1b9a}.known-disagreement{background:#ef6c00}
 .verdict{border:1px solid #ccc;border-left:6px solid #9e9e9e;border-radius:4px;padding:.5em .8em;
 margin:.8em 0}
 .verdict.consistent{border-left-color:#2e7d32;background:#f3faf3}.verdict.inconsistent{border-left-color:#c62828;
-background:#fdf3f3}.verdict.inconclusive{background:#fafafa}.verdict .badge{margin-right:.4em}
+background:#fdf3f3}.verdict.inconclusive{background:#fafafa}.verdict.known-disagreement{border-left-color:#ef6c00;
+background:#fff6ee}.verdict .badge{margin-right:.4em}
 .check{margin:.2em 0}.muted{color:#666;font-size:.88em}code{background:#f4f4f4;padding:0 .2em}
 figure{margin:.6em 0}figure img{max-width:100%;border:1px solid #eee}figcaption{font-size:.85em;color:#555}
 .matrix td{text-align:center;font-size:.85em}.matrix td.alg{text-align:left;font-weight:600}
@@ -105,7 +106,7 @@ def _experiment(out: Path, b: Any) -> str:
     )
     notes = "".join(f'<p class="muted">{esc(n)}</p>' for n in res.get("notes", []))
     return (
-        f'<div class="verdict {esc(res["status"])}" data-experiment="{esc(res["name"])}" '
+        f'<div class="verdict {esc(res["status"].replace(" ", "-"))}" data-experiment="{esc(res["name"])}" '
         f'data-status="{esc(res["status"])}"><h3>{badge(res["status"])} {esc(res["name"])}</h3>'
         f'<p class="muted">{esc(res["design"])} ({res["seconds"]:.1f}s)</p>{checks}{notes}'
         + _figure(

@@ -15,6 +15,7 @@ MARK = {
     "fails": "❌",
     "not reproduced": "❌",
     "inconclusive": "❔",
+    "known disagreement": "🟠",
     "error": "⚠️",
     "n/a": "—",
 }

@@ -39,6 +39,8 @@ ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in (
               uses_prox=False),
     Algorithm("fedmid", FedHyper, init_primal, fedmid.fedmid_round, _FED,
               "FedMiD (FCO Alg. 2): local mirror/proximal steps, proximal server step"),
+    Algorithm("fedmid-avg", FedHyper, init_primal, fedmid.fedmid_avg_round, _FED,
+              "FedMiD with a simply averaging server (FCO §3.1's reading): ψ once per client step"),
     Algorithm("fedmid-osp", FedHyper, init_primal, fedmid.fedmid_osp_round, _FED,
               "FedMiD-OSP (slides Alg. 4): ψ only in the server step"),
     Algorithm("feddualavg", FedHyper, init_dual, feddualavg.feddualavg_round, _FED,

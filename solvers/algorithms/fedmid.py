@@ -43,6 +43,33 @@ def fedmid_round(state: ServerState, hp: FedHyper, env: Env, rng: np.random.Gene
                         _server(hp, env), prox_client=1, prox_server=1)
 
 
+def fedmid_avg_round(state: ServerState, hp: FedHyper, env: Env, rng: np.random.Generator,
+                     clients: Array) -> tuple[ServerState, RoundLog]:
+    """One round of FedMiD with a simply averaging server (no server prox).
+
+    Algorithm:
+        Clients as FedMiD (Alg. 2): w^m_{r,k+1} = ∇(h + η_c ψ)*(∇h(w^m_{r,k}) − η_c g^m_{r,k});
+        server: w_{r+1} = ∇h*(∇h(w_r) + η_s Δ_r) (for Euclidean h and η_s = 1: the average of the
+        clients' last iterates).  FCO §3.1 describes FedMiD's server as averaging; Alg. 2 line 10
+        applies ψ a second time, so the printed algorithm converges to argmin F + 2ψ when the
+        client proxes add up to the server's (README "known disagreements").  This is the reading
+        that applies ψ once per client step only.
+
+    Guarantee:
+        With K = 1, M = 1 and η_s = 1 it is sequential proximal gradient on F + ψ, so its fixed
+        point is the certified optimum; FCO states no separate theorem for it.
+
+    References:
+        FCO §3.1, Alg. 2 (lines 1–9; line 10 replaced by plain aggregation).
+
+    """
+    h = env.problem.h
+    return primal_round(state, hp, env, rng, clients,
+                        lambda W, G: env.composite(h.grad(W) - hp.eta_c * G, hp.eta_c),
+                        lambda w, delta: h.grad_conj(h.grad(w) + hp.eta_s * delta),
+                        prox_client=1, prox_server=0)
+
+
 def fedmid_osp_round(state: ServerState, hp: FedHyper, env: Env, rng: np.random.Generator,
                      clients: Array) -> tuple[ServerState, RoundLog]:
     """One round of FedMiD-OSP: ψ-free client mirror steps, FedMiD's proximal server step.

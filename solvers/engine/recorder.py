@@ -106,4 +106,6 @@ class Recorder:
             arrays[key] = np.asarray(values[:n_points])
         for key, values in self.rounds.items():
             arrays[key] = np.asarray(values[: n_points - 1])
+        if self.avg_count:  # ŵ after the last recorded round (eq. 4.2, or the average of server iterates)
+            meta = {**meta, "w_hat": (self.avg_sum / self.avg_count).tolist()}
         return Trace(meta, arrays)

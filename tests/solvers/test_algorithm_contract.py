@@ -145,8 +145,8 @@ def expected_counts(name: str, M: int, S: int, dim: int) -> dict[str, int]:
     out = {"grad_calls": S * K, "floats_up": S * dim, "floats_down": S * dim}
     if fam == "sequential":
         return {**out, "prox_calls_server": 1}
-    out["prox_calls_server"] = 0 if name.startswith("fedavg") else 1
-    out["prox_calls_client"] = S * K if name in ("fedmid", "feddualavg") else 0
+    out["prox_calls_server"] = 0 if name.startswith("fedavg") or name == "fedmid-avg" else 1
+    out["prox_calls_client"] = S * K if name in ("fedmid", "fedmid-avg", "feddualavg") else 0
     out["subgrad_calls"] = S * K if name == "fedavg-subgrad" else 0
     return out
 

@@ -31,6 +31,13 @@ def quadratics(
     return p, reference_solve(p)
 
 
+@lru_cache(maxsize=64)
+def drift_quadratics(zeta: float, seed: int = 0) -> tuple[Problem, ReferenceSolution]:
+    """Heterogeneous Hessians (spread 0.5) on the ℓ1-ball of radius 3, ζ exact on the domain."""
+    p = generate("quadratics", seed=seed, clients=8, d=20, zeta=zeta, hessian_spread=0.5, ball=3.0)
+    return p, reference_solve(p)
+
+
 @lru_cache(maxsize=8)
 def named(name: str, **params) -> tuple[Problem, ReferenceSolution]:
     """A generator instance with its reference solution."""

@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from rates.catalog import FEDCANON_1, FEDCANON_2, SVRG_5
-from rates.fit import contraction, floor, loglog_slope, nnls_terms
-from rates.verdict import CONSISTENT, INCONSISTENT, Verdict, exponent_verdict, linear_verdict
+from rates.fit import contraction, floor, nnls_terms
+from rates.power import Violation, powered
+from rates.verdict import CONSISTENT, INCONSISTENT, Verdict
 from solvers.constants import compute_constants
+from verify.experiments import judge
 from verify.experiments.base import Result, plot_spec, runs, seeds_for, slope_series, tail_mean
 from verify.experiments.instances import named, quadratics
 
@@ -27,7 +29,7 @@ def fedcanon_floor_b(quick: bool, seed: int) -> Result:
             runs("fedcanon", p, {"eta_l": 0.2, "local_steps": 2, "b": b}, R, "gaussian:1.0", seeds, ref)
         ):
             Y[i, j] = tail_mean(_g2(t), 0.5)
-    fit = loglog_slope(np.array(xs, dtype=float), Y, seed=seed)
+    fit, v = judge.exponent(xs, Y, -1.0, "two-sided", seed, "b")
     return Result(
         "fedcanon-floor-b",
         FEDCANON_1.name,
@@ -41,7 +43,7 @@ def fedcanon_floor_b(quick: bool, seed: int) -> Result:
                 "slope", "b", "steady-state ‖G(x^t)‖²", [slope_series("FedCanon", xs, Y, fit, -1.0)]
             ),
         },
-        [exponent_verdict(fit, -1.0, "two-sided")],
+        [v],
     )
 
 
@@ -54,8 +56,8 @@ def fedcanon_floor_lambda(quick: bool, seed: int) -> Result:
         p, ref = quadratics(1.0, lam=lam, assumption2=False)
         y.append(tail_mean(_g2(runs("fedcanon", p, hp, R, "exact", [seed], ref)[0])))
     zero, y = y[0], np.array(y[1:])
-    half = len(xs) // 2  # the claim's regime is λ → 0: fit the lower half against 1/λ
-    fit = loglog_slope(1.0 / np.array(xs[:half]), y[:half], seed=seed)
+    half = len(xs) // 2  # the claim's regime is λ → 0: fit the lower half
+    fit, v_exp = judge.exponent(xs[:half], y[:half], 2.0, "two-sided", seed, "λ")
     d = 20
     reg = [
         FEDCANON_1.values(**{"lambda": lam}, B_r=np.sqrt(d), Delta_0=1.0, eta_g=1.0, T=1.0, sigma=0.0, b=1.0)[
@@ -64,12 +66,15 @@ def fedcanon_floor_lambda(quick: bool, seed: int) -> Result:
         for lam in xs
     ]
     ratio = float(np.max(y / np.array(reg)))
-    vanish = Verdict(
-        CONSISTENT if zero <= 1e-3 * y[0] else INCONSISTENT,
-        "limit",
-        f"floor at λ = 0: {zero:.2e}, {zero / y[0]:.1e} × the floor at λ = {xs[0]:.3g} (rule ≤ 1e-3 ×)",
-        {"floor_at_zero": zero},
-    )
+    def limit(z: float) -> Verdict:
+        ok = z <= 1e-3 * y[0]
+        return Verdict(CONSISTENT if ok else INCONSISTENT, "limit",
+                       f"floor at λ = 0: {z:.2e}, {z / y[0]:.1e} × the floor at λ = {xs[0]:.3g} "
+                       "(rule ≤ 1e-3 ×)",
+                       {"floor_at_zero": z})
+
+    # power: a floor that does not vanish (the floor at the smallest λ > 0, kept at λ = 0) must fail
+    vanish = powered(limit, zero, [Violation("floor kept at λ = 0", float(y[0]))])
     return Result(
         "fedcanon-floor-lambda",
         FEDCANON_1.name,
@@ -84,13 +89,14 @@ def fedcanon_floor_lambda(quick: bool, seed: int) -> Result:
                 "slope",
                 "λ",
                 "steady-state ‖G(x^t)‖²",
-                [slope_series("FedCanon", xs, y, fit, -2.0, fit_x=xs[:half], inverse=True, bound=reg)],
+                [slope_series("FedCanon", xs, y, fit, 2.0, fit_x=xs[:half], bound=reg)],
             ),
         },
-        [exponent_verdict(fit, -2.0, "upper", ratio_max=ratio), vanish],
+        [v_exp, vanish],
         notes=[
             "Predicted exponent 2 is the toolkit's reading (λB_r)² of the floor (see the theorem's "
-            "notes); the paper's prose only says the floor shrinks with λ."
+            "notes); the paper's prose only says the floor shrinks with λ. It is checked two-sided "
+            f"(the measured structure, max ratio to (λB_r)² with constant 1: {ratio:.3g})."
         ],
     )
 
@@ -104,7 +110,9 @@ def fedcanon_transient(quick: bool, seed: int) -> Result:
     running = np.cumsum(g2) / np.arange(1, g2.size + 1)
     fl = floor(g2[None, :])
     Ts = np.unique(np.geomspace(R / 4, R, 7).astype(int))  # the O(1/T) claim is about large T
-    fit = loglog_slope(Ts.astype(float), running[Ts - 1], seed=seed)
+    # Thm 1 bounds the running mean by C/T + a floor: the transient is what stands above the floor
+    excess = np.maximum(running[Ts - 1] - fl.value, 1e-300)
+    fit, v = judge.exponent(Ts.astype(float), excess, -1.0, "upper", seed, "T")
     return Result(
         "fedcanon-transient",
         FEDCANON_1.name,
@@ -120,28 +128,35 @@ def fedcanon_transient(quick: bool, seed: int) -> Result:
                 "(1/T) Σ_t ‖G(x^t)‖²",
                 [
                     {"label": "all T", "x": list(range(1, running.size + 1)), "Y": [running.tolist()]},
-                    slope_series("fitted T", Ts, running[Ts - 1], fit, -1.0),
+                    slope_series("above the floor", Ts, excess, fit, -1.0),
                 ],
             ),
         },
-        [exponent_verdict(fit, -1.0, "upper")],
+        [v],
         notes=[
-            f"floor of ‖G‖² (tail mean) = {fl.value:.3g}; the running mean falls like 1/T until "
-            "T·floor exceeds the transient's sum."
+            f"floor of ‖G‖² (tail mean) = {fl.value:.3g}; Thm 1 allows a floor, so the check is on the "
+            "running mean minus that floor, which must fall at least like 1/T (upper)."
         ],
     )
 
 
-def fedcanon_pl(quick: bool, seed: int) -> Result:
-    """Thm 2: linear convergence to a neighbourhood on a strongly convex (hence proximal-PL) instance."""
+def fedcanon_pl(quick: bool, seed: int, metric: str = "gap") -> Result:
+    """Thm 2: linear convergence to a neighbourhood on a strongly convex (hence proximal-PL) instance.
+
+    ``metric`` runs the same study on another curve of the same run: the negative control
+    ``gap_avg`` (Φ of the running average, which turns a linear rate into 1/t) must fail.
+    """
     p, ref = quadratics(1.0, lam=0.01, assumption2=False)
     R = 300 if quick else 1000
     t = runs("fedcanon", p, {"eta_l": 0.1, "local_steps": 3}, R, "exact", [seed], ref)[0]
-    gap = np.maximum(np.asarray(t["gap"], dtype=float), 1e-300)
-    fl = max(tail_mean(gap), 1e-300)
-    above = np.nonzero(gap > 100 * max(fl, 1e-14 * gap[0]))[0]
+    last = np.maximum(np.asarray(t["gap"], dtype=float), 1e-300)
+    fl = max(tail_mean(last), 1e-300)
+    # the window is fixed by Φ(x^t) (before it reaches 100× its floor) whatever curve is judged
+    above = np.nonzero(last > 100 * max(fl, 1e-14 * last[0]))[0]
     stop = int(above.max()) + 1 if above.size else 3
+    gap = np.maximum(np.asarray(t[metric], dtype=float), 1e-300)
     c = contraction(gap[None, :], start=0, stop=max(stop, 3))
+    v = judge.linear(gap[None, :], 0, max(stop, 3), seed=seed)
     return Result(
         "fedcanon-pl-linear",
         FEDCANON_2.name,
@@ -161,20 +176,26 @@ def fedcanon_pl(quick: bool, seed: int) -> Result:
                 window=[c.start, c.stop],
             ),
         },
-        [linear_verdict(c)],
+        [v],
     )
 
 
 def svrg_contraction(quick: bool, seed: int) -> Result:
-    """Eq. (5): c = Θ(1/(mh)) + Θ(h) — per-epoch contraction vs m (upper, −1) and its U-shape in h."""
+    """Eq. (5): E f(w_t) − f* ≤ c^t (f(w_0) − f*) with c = Θ(1/(μmh)) + Θ(h).
+
+    Eq. (5) is an upper bound whose factor c has the stated form, so the measured per-epoch
+    contraction must fall at least like 1/m (upper), and its optimum in h must be interior when the
+    bound's own optimum h* = 1/√(2Lμm) lies inside h < 1/(4L) (m = 8n here).
+    """
     p, ref = named("ridge", clients=4, samples=100, d=20)
     n = sum(int(x.shape[0]) for x in p.X)
     c0 = compute_constants(p, ref.w)
     Ls = c0.L_sample
     R = 8 if quick else 20
     ms = [n // 2, n, 2 * n, 4 * n, 8 * n]
-    hs = [0.05 / Ls, 0.1 / Ls, 0.2 / Ls, 0.4 / Ls, 0.8 / Ls, 1.6 / Ls]
+    hs = [0.01 / Ls, 0.02 / Ls, 0.05 / Ls, 0.1 / Ls, 0.2 / Ls, 0.25 / Ls]  # h ≤ 1/(4L)
     h0 = 0.2 / Ls
+    m_h = 8 * n  # the bound's optimum 1/√(2Lμm) is inside (0, 1/(4L)) here
 
     def factor(h: float, m: int) -> float:
         trs = runs("svrg", p, {"h": h, "m": m}, R, "exact", seeds_for(quick, seed, 2, 5), ref)
@@ -184,29 +205,32 @@ def svrg_contraction(quick: bool, seed: int) -> Result:
         return contraction(gaps, start=0).factor
 
     cm = np.array([factor(h0, m) for m in ms])
-    ch = np.array([factor(h, 2 * n) for h in hs])
+    ch = np.array([factor(h, m_h) for h in hs])
     bound_m = np.array([sum(SVRG_5.values(mu=c0.mu, m=m, h=h0, L=Ls).values()) for m in ms])
-    fit = loglog_slope(np.array(ms, dtype=float), cm, seed=seed)
+    fit, v = judge.exponent(ms, cm, -1.0, "upper", seed, "m", ratio_max=float(np.max(cm / bound_m)))
     ok = np.isfinite(ch)
+    h_star = 1.0 / np.sqrt(2 * Ls * c0.mu * m_h)
+
+    def interior(c: np.ndarray) -> Verdict:
+        k = int(np.argmin(c))
+        return Verdict(CONSISTENT if 0 < k < len(hs) - 1 else INCONSISTENT, "interior optimum in h",
+                       f"c(h) at m = 8n is smallest at h = {hs[k] * Ls:.2g}/L_sample, index {k} of {len(hs)} "
+                       f"(bound's optimum {h_star * Ls:.2g}/L_sample; rule: interior)",
+                       {"c_of_h": c.tolist()})
+
+    # power: a c(h) that keeps falling up to the largest step (no U) must be rejected
+    ushape = powered(interior, ch, [Violation("monotone in h", np.sort(ch)[::-1])])
     terms = {
-        "inner": np.array(
-            [1 / (c0.mu * m * h0) for m in ms] + [1 / (c0.mu * 2 * n * h) for h in np.array(hs)[ok]]
-        ),
+        "inner": np.array([1 / (c0.mu * m * h0) for m in ms]
+                          + [1 / (c0.mu * 2 * n * h) for h in np.array(hs)[ok]]),
         "step": np.array([Ls * h0] * len(ms) + [Ls * h for h in np.array(hs)[ok]]),
     }
     tf = nnls_terms(terms, np.concatenate([cm, ch[ok]]))
-    k = int(np.argmin(ch))
-    ushape = Verdict(
-        CONSISTENT if 0 < k < len(hs) - 1 else INCONSISTENT,
-        "interior optimum in h",
-        f"c(h) is smallest at h = {hs[k] * Ls:.2g}/L_sample, index {k} of {len(hs)} (rule: interior)",
-        {"c_of_h": ch.tolist()},
-    )
     return Result(
         "svrg-contraction",
         SVRG_5.name,
-        f"SVRG on ridge (n={n}, μ={c0.mu:.3g}, L_sample={Ls:.3g}), "
-        f"R={R}; contraction per outer iteration vs m ∈ {ms} at h = 0.2/L_sample and vs h at m = 2n "
+        f"SVRG on ridge (n={n}, μ={c0.mu:.3g}, L_sample={Ls:.3g}), R={R}; contraction per outer iteration "
+        f"vs m ∈ {ms} at h = 0.2/L_sample, and vs h ∈ 0.01…0.25/L_sample (h < 1/(4L)) at m = 8n "
         "(a diverged run counts as c = ∞)",
         {
             "m": ms,
@@ -221,9 +245,12 @@ def svrg_contraction(quick: bool, seed: int) -> Result:
                 [slope_series("SVRG", ms, cm, fit, -1.0, bound=bound_m)],
             ),
         },
-        [exponent_verdict(fit, -1.0, "upper", ratio_max=float(np.max(cm / bound_m))), ushape],
+        [v, ushape],
         notes=[
-            "Eq. (5) is an upper-bound form: the 'upper' rule asks that c(m) fall at least like 1/m; the "
-            "last-iterate variant run here contracts like e^{−μhm} once mh ≫ 1/μ."
+            "Eq. (5) bounds E f(w_t) − f* by c^t: it is an upper bound whose factor has the form "
+            "Θ(1/(mh)) + Θ(h) (seed 004 §3.2, after Johnson & Zhang Thm 1), not a statement that the "
+            "measured contraction equals that form; so the m-dependence is checked in the upper sense, "
+            "with power against slower decays. The U-shape is looked for inside h < 1/(4L) at an m where "
+            "the bound's own optimum is interior."
         ],
     )

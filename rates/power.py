@@ -1,0 +1,185 @@
+"""Power: a verdict rule is shown to reject the violations of its claim, on the experiment's own data.
+
+A rule that cannot come out ``inconsistent`` on the data its experiment produces proves nothing
+when it prints ``consistent``.  So every judged claim carries its **violations**: counterfeit data
+at the experiment's own sweep points and with its own noise, that break the claim in a named way
+(an exponent off by ½, a flat curve, a curve that rises, a sub-linear decay, a bound with one of
+its terms deleted).  ``powered`` runs the rule on the measured data and on every violation:
+
+* the verdict keeps ``consistent`` only if the rule rejects (``inconsistent``) every violation;
+  otherwise it is ``inconclusive (no power: …)`` naming the violations that would also pass;
+* the evidence lists what the rule rejects and what it misses, so the report can show it.
+
+Counterfeits keep the measurement's noise: an exponent violation multiplies each measured row by
+(x/x₀)^(q − ŝ) — the fitted trend ŝ is replaced by q, the residuals stay; a rate violation replaces
+the trend of log y in t by the violating law and adds back the measured log-residuals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rates.fit import loglog_slope
+from rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
+
+STEP = 0.5  # an exponent violation differs from the claim by at least this much
+
+
+@dataclass(frozen=True)
+class Violation:
+    """Counterfeit data breaking the claim in the way ``name`` says."""
+
+    name: str
+    data: np.ndarray
+
+
+def _rows(Y: np.ndarray) -> np.ndarray:
+    Y = np.asarray(Y, dtype=float)
+    return Y[None, :] if Y.ndim == 1 else Y
+
+
+def retrend(x: np.ndarray, Y: np.ndarray, slope: float) -> np.ndarray:
+    """The measured rows with their log–log trend in x replaced by ``slope`` (residuals kept)."""
+    x = np.asarray(x, dtype=float)
+    Yr = _rows(Y)
+    fitted = loglog_slope(x, Yr).slope
+    out = Yr * (x / x[0]) ** (slope - fitted)
+    return out if np.ndim(Y) > 1 else out[0]
+
+
+def exponent_violations(x: Sequence[float], Y: np.ndarray, predicted: float, sense: str = "two-sided",
+                        label: str = "x") -> list[Violation]:
+    """Violations of "y ∝ x^p" (two-sided) or "y grows no faster than x^p" (upper).
+
+    Two-sided: exponents p ± ½, flat (0) and, for a decreasing claim, rising (+½); those within ¼ of
+    p are dropped.  Upper: exponents p + ½ and p + 1 (faster growth than the bound allows).
+    """
+    x = np.asarray(x, dtype=float)
+    if sense == "upper":
+        alts = [predicted + STEP, predicted + 2 * STEP]
+    else:
+        alts = [predicted - STEP, predicted + STEP, 0.0] + ([STEP] if predicted < 0 else [])
+    seen: list[float] = []
+    out = []
+    for q in alts:
+        if abs(q - predicted) < 0.25 or any(abs(q - s) < 1e-9 for s in seen):
+            continue
+        seen.append(q)
+        name = "flat" if q == 0 else f"{label}^{q:+g}"
+        out.append(Violation(name, retrend(x, Y, q)))
+    return out
+
+
+def bound_violations(bound: np.ndarray, Y: np.ndarray) -> list[Violation]:
+    """Violations of "y ≤ C·bound as the bound shrinks": y ∝ bound^½ (too slow), flat, rising."""
+    bound = np.asarray(bound, dtype=float)
+    return [Violation(name, retrend(bound, Y, q)) for name, q in
+            (("falls like bound^0.5", 0.5), ("flat", 0.0), ("rising", -0.3))]
+
+
+def _log_residuals(Y: np.ndarray, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row log-residuals of a straight line in t over the window, and the window's t."""
+    Yr = np.log(np.maximum(_rows(Y)[:, start:stop], 1e-300))
+    t = np.arange(start, stop, dtype=float)
+    A = np.column_stack([np.ones_like(t), t])
+    coef, *_ = np.linalg.lstsq(A, Yr.T, rcond=None)
+    return Yr - (A @ coef).T, t
+
+
+SUBLINEAR: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "1/t": lambda s: 1.0 / s,
+    "1/√t": lambda s: 1.0 / np.sqrt(s),
+    "1/t²": lambda s: 1.0 / s**2,
+    "1/log t": lambda s: 1.0 / np.log(s + 1.0),
+}
+
+
+def rate_violations(Y: np.ndarray, start: int, stop: int) -> list[Violation]:
+    """Sub-linear decays on the same window, from the same start value, with the measured noise.
+
+    Each law g is placed so that it falls over the window by the factor the measurement falls
+    (g evaluated on s = 1 … s_end with g(1)/g(s_end) = y_start/y_end where possible), so a rule
+    cannot tell them apart by their total decrease, only by their shape.
+    """
+    Yr = _rows(Y)
+    resid, t = _log_residuals(Yr, start, stop)
+    level = np.log(np.maximum(Yr[:, start:stop], 1e-300))
+    drop = float(np.mean(level[:, 0] - level[:, -1]))
+    out = []
+    for name, g in SUBLINEAR.items():
+        s_end = _match_drop(g, drop, t.size)
+        s = np.linspace(1.0, s_end, t.size)
+        law = np.log(g(s)) - np.log(g(s[0]))
+        data = Yr.copy()
+        data[:, start:stop] = np.exp(level[:, :1] + law[None, :] + resid)
+        out.append(Violation(name, data if np.ndim(Y) > 1 else data[0]))
+    return out
+
+
+def _match_drop(g: Callable[[np.ndarray], np.ndarray], drop: float, n: int) -> float:
+    """The s_end with log g(1) − log g(s_end) = drop (bisection; capped at 1e12)."""
+    lo, hi = 1.0 + 1e-9, 1e12
+    target = max(drop, 1e-6)
+    f = lambda s: float(np.log(g(np.array([1.0]))[0]) - np.log(g(np.array([s]))[0]))  # noqa: E731
+    if f(hi) < target:
+        return hi
+    for _ in range(200):
+        mid = np.sqrt(lo * hi)
+        lo, hi = (mid, hi) if f(mid) < target else (lo, mid)
+    return max(hi, 1.0 + n * 1e-9)
+
+
+def powered(judge: Callable[[np.ndarray], Verdict], data: np.ndarray,
+            violations: Sequence[Violation]) -> Verdict:
+    """The rule's verdict on ``data``, kept ``consistent`` only if it rejects every violation.
+
+    Args:
+        judge: the rule, as a function of the data (everything else fixed).
+        data: the measurement.
+        violations: counterfeit data breaking the claim (``exponent_violations`` …).
+
+    """
+    v = judge(data)
+    outcomes = {viol.name: judge(viol.data).status for viol in violations}
+    rejects = [n for n, s in outcomes.items() if s == INCONSISTENT]
+    misses = {n: s for n, s in outcomes.items() if s != INCONSISTENT}
+    ev = {**v.evidence, "power": {"rejects": rejects, "misses": misses}}
+    if not violations:
+        note = "no violation was tried"
+    elif misses:
+        note = "would also pass: " + ", ".join(f"{n} ({s})" for n, s in misses.items())
+    else:
+        note = "rejects " + ", ".join(rejects)
+    if v.status == CONSISTENT and (misses or not violations):
+        return Verdict(INCONCLUSIVE, v.rule, f"no power: {v.reason}; but it {note}", ev)
+    return Verdict(v.status, v.rule, f"{v.reason}; power: {note}", ev)
+
+
+def ablation(lhs: np.ndarray, terms: dict[str, np.ndarray], tested: Sequence[str], labels: list[str],
+             judge: Callable[[np.ndarray, np.ndarray, list[str]], Verdict]) -> Verdict:
+    """An inequality LHS ≤ Σ terms, with power on each ``tested`` term.
+
+    The inequality is judged with every term, then once with each tested term deleted: a term whose
+    deletion still leaves LHS ≤ RHS on every run is not exercised by the design (it never binds), so
+    a ``consistent`` verdict becomes ``inconclusive (no power: …)``.
+    """
+    rhs = np.sum([np.asarray(v, dtype=float) for v in terms.values()], axis=0)
+    v = judge(np.asarray(lhs, dtype=float), rhs, labels)
+    shares = {k: float(np.max(np.asarray(terms[k], dtype=float) / rhs)) for k in terms}
+    idle = []
+    for k in tested:
+        without = rhs - np.asarray(terms[k], dtype=float)
+        if judge(np.asarray(lhs, dtype=float), without, labels).status != INCONSISTENT:
+            idle.append(k)
+    ev = {**v.evidence, "power": {"rejects": [f"without {k}" for k in tested if k not in idle],
+                                  "misses": {f"without {k}": CONSISTENT for k in idle}},
+          "max_share": shares}
+    if v.status == CONSISTENT and idle:
+        return Verdict(INCONCLUSIVE, v.rule, f"no power: {v.reason}; but it still holds with "
+                       + ", ".join(f"{k} deleted (at most {shares[k]:.1%} of the right side)" for k in idle),
+                       ev)
+    note = ", ".join(f"{k} (up to {shares[k]:.0%} of the right side)" for k in tested)
+    return Verdict(v.status, v.rule, f"{v.reason}; power: fails with any of {note} deleted", ev)

@@ -1,0 +1,147 @@
+"""Power (issue 16): every verdict rule rejects the violations of its claim at the experiments'
+own windows and noise, and a rule that cannot prints ``inconclusive (no power: …)``.
+
+The violations are the ones found in use: rates R^-0.3, flat and rising errors passed the
+constant-1 bound rule; floors ∝ ζ³ or ζ⁴ and ∝ λ, λ^0.5 came back inconclusive; 1/t, 1/√t, 1/t²
+and 1/log t all passed "linear"; a Lemma 4.4 check passed with its discrepancy term deleted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rates.power import Violation, bound_violations, exponent_violations, powered, rate_violations, retrend
+from rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
+from verify.experiments import judge
+
+RNG = np.random.default_rng(0)
+
+
+def noisy(y: np.ndarray, seeds: int = 3, noise: float = 0.08, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return y[None, :] * np.exp(noise * rng.standard_normal((seeds, y.size)))
+
+
+# the windows of the quick experiments
+R_TUNED = np.array([10.0, 20.0, 40.0, 80.0])
+ZETA = np.geomspace(4.0, 256.0, 13)[6:]
+LAM = np.geomspace(0.003, 0.4, 8)
+M_SVRG = np.array([200.0, 400.0, 800.0, 1600.0, 3200.0])
+
+
+def test_retrend_keeps_the_noise_and_sets_the_slope():
+    from rates.fit import loglog_slope
+
+    Y = noisy(3.0 * R_TUNED**-0.7)
+    Z = retrend(R_TUNED, Y, 0.4)
+    assert loglog_slope(R_TUNED, Z).slope == pytest.approx(0.4, abs=1e-9)
+    # Y/Z is a pure power of x, the same in every row: the per-point noise of Y is kept exactly
+    s = loglog_slope(R_TUNED, Y).slope
+    assert np.allclose(np.log(Y / Z), (s - 0.4) * np.log(R_TUNED / R_TUNED[0]), atol=1e-12)
+
+
+@pytest.mark.parametrize("law,name", [(lambda r: r**-0.3, "R^-0.3"), (lambda r: 0 * r + 1.0, "flat"),
+                                      (lambda r: r**0.3, "rising")])
+def test_bound_rule_rejects_slow_flat_and_rising_errors_below_a_bound_with_constant_1(law, name):
+    rate = 2.0 * R_TUNED ** (-2 / 3)
+    Y = noisy(1e-3 * law(R_TUNED))  # far below the bound with constant 1
+    v = judge.bound(rate, Y)
+    assert v.status == INCONSISTENT, (name, v.reason)
+
+
+def test_bound_rule_accepts_a_curve_following_the_bound_and_shows_its_power():
+    rate = 2.0 * R_TUNED ** (-2 / 3)
+    v = judge.bound(rate, noisy(0.1 * rate, noise=0.03))
+    assert v.status == CONSISTENT and set(v.evidence["power"]["rejects"]) == {
+        "falls like bound^0.5", "flat", "rising"}
+
+
+@pytest.mark.parametrize("q", [3.0, 4.0])
+def test_upper_floor_rule_rejects_zeta_cubed_and_fourth(q):
+    Y = noisy(1e-6 * ZETA**q, noise=0.05)  # 300× below η²K²ζ² and growing faster
+    _, v = judge.exponent(ZETA, Y, 2.0, "upper", label="ζ", ratio_max=1e-2)
+    assert v.status == INCONSISTENT
+
+
+@pytest.mark.parametrize("q", [1.0, 0.5])
+def test_two_sided_floor_rule_rejects_lambda_and_sqrt_lambda(q):
+    Y = noisy(LAM**q, noise=0.05)
+    _, v = judge.exponent(LAM, Y, 2.0, "two-sided", label="λ")
+    assert v.status == INCONSISTENT
+
+
+def test_svrg_exponent_rejects_m_to_the_minus_0_3():
+    Y = noisy(M_SVRG**-0.3, noise=0.03)
+    _, v = judge.exponent(M_SVRG, Y, -1.0, "two-sided", label="m")
+    assert v.status == INCONSISTENT
+
+
+def test_two_sided_rule_rejects_a_floor_flat_in_M():
+    Ms = np.array([2.0, 4.0, 8.0, 16.0, 32.0])
+    _, v = judge.exponent(Ms, noisy(np.full(5, 0.3), noise=0.05), -1.0, label="M")
+    assert v.status == INCONSISTENT  # "flat in M" was filed inconclusive
+
+
+@pytest.mark.parametrize("law", ["1/t", "1/√t", "1/t²", "1/log t"])
+def test_linear_rule_rejects_sublinear_decays(law):
+    from rates.power import SUBLINEAR
+
+    t = np.arange(1, 121, dtype=float)
+    Y = noisy(SUBLINEAR[law](t), noise=0.02)
+    v = judge.linear(Y, 0, 120)
+    assert v.status == INCONSISTENT, v.reason
+
+
+def test_linear_rule_accepts_a_geometric_decay_and_rejects_every_counterfeit():
+    t = np.arange(120, dtype=float)
+    v = judge.linear(noisy(5.0 * 0.93**t, noise=0.02), 0, 120)
+    assert v.status == CONSISTENT
+    assert set(v.evidence["power"]["rejects"]) == {"1/t", "1/√t", "1/t²", "1/log t"}
+
+
+def test_rate_counterfeits_fall_by_the_measured_factor():
+    t = np.arange(100, dtype=float)
+    from rates.power import SUBLINEAR
+
+    Y = noisy(0.9**t, noise=0.0)
+    measured = np.log(Y[:, 0] / Y[:, -1]).mean()
+    for viol in rate_violations(Y, 0, 100):
+        drop = np.log(viol.data[:, 0] / viol.data[:, -1]).mean()
+        g = SUBLINEAR[viol.name]
+        most = np.log(g(np.array([1.0]))[0] / g(np.array([1e12]))[0])  # 1/log t cannot fall by e^10.4
+        assert drop == pytest.approx(min(measured, most), rel=1e-3), viol.name
+
+
+def test_inequality_with_an_idle_term_is_inconclusive_and_a_binding_one_consistent():
+    lhs = np.array([1.0, 2.0, 3.0])
+    terms = {"optimisation": np.array([2.0, 2.5, 3.5]), "discrepancy": np.array([0.05, 0.05, 0.05])}
+    v = judge.inequality(lhs, terms, ["discrepancy"], ["a", "b", "c"])
+    assert v.status == INCONCLUSIVE and "discrepancy deleted" in v.reason  # Lemma 4.4's quick grid
+    terms["discrepancy"] = np.array([0.05, 0.05, 1.0])
+    terms["optimisation"] = np.array([2.0, 2.5, 2.2])
+    v = judge.inequality(lhs, terms, ["discrepancy"], ["a", "b", "c"])
+    assert v.status == CONSISTENT and v.evidence["power"]["rejects"] == ["without discrepancy"]
+
+
+def test_identity_and_must_differ_have_power():
+    assert judge.identity(1e-15, 1e-12, "x").status == CONSISTENT
+    assert judge.identity(1e-6, 1e-12, "x").status == INCONSISTENT
+    assert judge.differs(1e-3, 1e-9, 1e-15, "x").status == CONSISTENT
+    assert judge.differs(1e-15, 1e-9, 1e-15, "x").status == INCONSISTENT
+
+
+def test_a_rule_without_power_cannot_print_consistent():
+    always = lambda data: Verdict(CONSISTENT, "gullible", "anything goes")  # noqa: E731
+    v = powered(always, np.ones(3), [Violation("flat", np.ones(3))])
+    assert v.status == INCONCLUSIVE and v.reason.startswith("no power")
+    assert powered(always, np.ones(3), []).status == INCONCLUSIVE
+
+
+def test_violation_sets_name_what_they_break():
+    names = [v.name for v in exponent_violations(R_TUNED, noisy(R_TUNED**-1.0), -1.0, label="R")]
+    assert names == ["R^-1.5", "R^-0.5", "flat", "R^+0.5"]
+    upper = exponent_violations(ZETA, noisy(ZETA**2), 2.0, "upper", "ζ")
+    assert [v.name for v in upper] == ["ζ^+2.5", "ζ^+3"]
+    assert [v.name for v in bound_violations(R_TUNED, noisy(R_TUNED**-1.0))] == [
+        "falls like bound^0.5", "flat", "rising"]
