@@ -95,7 +95,8 @@ def _cocoa(L: float, Ls: float) -> Strategy:
 
 HYPER: dict[str, Callable[[float, float], Strategy]] = {
     **dict.fromkeys(
-        ["fedavg", "fedavg-subgrad", "fedmid", "fedmid-osp", "feddualavg", "feddualavg-osp"], _fed
+        ["fedavg", "fedavg-subgrad", "fedmid", "fedmid-avg", "fedmid-osp", "feddualavg", "feddualavg-osp"],
+        _fed,
     ),
     **dict.fromkeys(["pgm", "mirror-descent", "dual-averaging", "centralized", "local"], _step),
     **dict.fromkeys(["fedcanon", "fedcanon2", "scaffold"], _control),

@@ -119,7 +119,7 @@ INVARIANTS = (
             lambda: _stochastic(("zero",), sampling=True),
             guarded(f"{o}=fedavg", to_fedavg(o)),
         )
-        for o in ("fedmid", "fedmid-osp", "feddualavg", "feddualavg-osp")
+        for o in ("fedmid", "fedmid-avg", "fedmid-osp", "feddualavg", "feddualavg-osp")
     ),
     *(
         Invariant(
