@@ -32,10 +32,12 @@ from verify.sweep.session import Session
 REPRODUCTIONS = ("fco-fig3", "fco-curse", "fco-fig4", "fedcanon-table3", "fedcanon-fig1")
 
 
-def _theorems(results: dict[str, dict[str, Any]], stems: dict[str, str | None]) -> list[TheoremSection]:
+def _theorems(results: dict[str, dict[str, Any]], figures: dict[str, tuple[str | None, str]]
+              ) -> list[TheoremSection]:
     by: dict[str, list[ExperimentBlock]] = {}
     for name, res in results.items():
-        by.setdefault(res["theorem"], []).append(ExperimentBlock(res, stems.get(name)))
+        stem, caption = figures.get(name, (None, ""))
+        by.setdefault(res["theorem"], []).append(ExperimentBlock(res, stem, caption))
     out = []
     for thm, blocks in by.items():
         t = THEOREMS[thm]
@@ -162,19 +164,20 @@ def build(
     write_files(conf, out)
     reps = _reproduce(session, reproductions, quick, seed)
     figdir = out / "figures"
-    stems: dict[str, str | None] = {}
+    figures: dict[str, tuple[str | None, str]] = {}
     for name, res in results.items():
         fig = experiment_figure(res)
-        stems[name] = draw(fig, figdir)[0].stem if fig else None
+        figures[name] = (draw(fig, figdir)[0].stem, fig.caption) if fig else (None, "")
     blocks = []
     for rep in reps:
         fig = reproduction_figure(rep)
-        blocks.append(ReproductionBlock(rep, draw(fig, figdir)[0].stem if fig else None))
+        blocks.append(ReproductionBlock(rep, draw(fig, figdir)[0].stem if fig else None,
+                                        fig.caption if fig else ""))
     cells = [c for payload in conf.values() for c in payload.get("cells", [])]
     report = Report(
         mode,
         seed,
-        _theorems(results, stems),
+        _theorems(results, figures),
         invariants=[c for c in cells if c["column"] not in PROPERTIES],
         properties=[c for c in cells if c["column"] in PROPERTIES],
         algorithms=algs,

@@ -49,7 +49,7 @@ def _panel(ax: plt.Axes, p: Panel) -> None:
         )
         if p.data.get("tol"):
             ax.axhline(p.data["tol"], color="black", ls="--", lw=1, label=f"tolerance {p.data['tol']:g}")
-            ax.legend(fontsize=7)
+            _legend_below(ax)
         ax.set_yscale("log")
         return
     if p.kind == "scatter":
@@ -59,7 +59,7 @@ def _panel(ax: plt.Axes, p: Panel) -> None:
         ax.plot(lim, lim, color="black", ls="--", lw=1, label="LHS = RHS")
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.legend(fontsize=7)
+        _legend_below(ax)
         return
     if p.kind == "pattern":
         rows = [
@@ -70,6 +70,11 @@ def _panel(ax: plt.Axes, p: Panel) -> None:
         img = np.array([r for _, r in rows], dtype=float)
         ax.imshow(img, aspect="auto", cmap="Greys", vmin=0, vmax=1, interpolation="nearest")
         ax.set_yticks(range(len(rows)), [r for r, _ in rows])
+        for i, (label, row) in enumerate(rows):  # an empty row says why, inside the figure
+            note = p.data.get("notes", {}).get(label)
+            if note and not np.any(np.asarray(row, dtype=float)):
+                ax.text(0.5, i, note, transform=ax.get_yaxis_transform(), ha="center", va="center",
+                        fontsize=7, color="tab:red", wrap=True)
         return
     for line in p.lines:
         _line(ax, line)
@@ -81,7 +86,12 @@ def _panel(ax: plt.Axes, p: Panel) -> None:
     ):
         ax.set_yscale("log")
     if p.lines:
-        ax.legend(fontsize=7)
+        _legend_below(ax)
+
+
+def _legend_below(ax: plt.Axes) -> None:
+    """The legend under the axes, outside the plotting area: it never covers data."""
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
 
 
 def draw(fig: Figure, out: Path) -> tuple[Path, Path]:
@@ -90,7 +100,7 @@ def draw(fig: Figure, out: Path) -> tuple[Path, Path]:
     n = len(fig.panels)
     cols = min(n, 3)
     rows = math.ceil(n / cols)
-    f, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False)
+    f, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 4.0 * rows), squeeze=False)
     for ax, p in zip(axes.ravel(), fig.panels, strict=False):
         _panel(ax, p)
     for ax in axes.ravel()[n:]:

@@ -14,6 +14,7 @@ class ExperimentBlock:
 
     result: dict[str, Any]
     figure: str | None
+    caption: str = ""
 
 
 @dataclass
@@ -39,6 +40,7 @@ class ReproductionBlock:
 
     rep: Any
     figure: str | None
+    caption: str = ""
 
 
 @dataclass

@@ -44,11 +44,43 @@ class Panel:
 
 @dataclass
 class Figure:
-    """A figure: a stem (file name) and its panels."""
+    """A figure: a stem (file name), its panels and a caption saying what it shows."""
 
     stem: str
     title: str
     panels: list[Panel]
+    caption: str = ""
+
+
+def _caption(result: dict[str, Any], spec: dict[str, Any]) -> str:
+    """What an experiment's figure shows, line by line, in words."""
+    kind, seeds = spec["kind"], max((len(s.get("Y", [[0]])) for s in spec["series"]), default=1)
+    spread = f"median over {seeds} seeds with the 10–90% band" if seeds > 1 else "one seed"
+    if kind == "slope":
+        s = spec["series"][0]
+        fit = s.get("fit")
+        text = f"{spec['ylabel']} against {spec['xlabel']} on log–log axes ({spread}, solid)"
+        if fit:
+            lo, hi = fit["ci"]
+            text += (f"; the fitted slope {fit['slope']:.3g}, 95% CI [{lo:.3g}, {hi:.3g}], over the fitted "
+                     "range (dashed)")
+        if s.get("predicted") is not None:
+            text += f"; the theorem's slope {s['predicted']:g} through the fit's midpoint (dotted)"
+        if s.get("bound") is not None:
+            text += "; the bound's term with every constant 1 (dash-dot)"
+        return text + "."
+    if kind == "bound":
+        C = float(spec.get("C", 1))
+        return (f"{spec['ylabel']} against {spec['xlabel']} ({spread}, solid), the published tuned rate "
+                f"with constants 1 (dash-dot) and scaled by the smallest constant C = {C:.3g} that covers "
+                "the measurement (dotted).")
+    if kind == "scatter":
+        return (f"Each run: {spec['ylabel']} against {spec['xlabel']}; the dashed diagonal is LHS = RHS, "
+                "and a point below it satisfies the inequality.")
+    if kind == "bars":
+        return f"{spec['ylabel']} per method, log scale; the dashed line is the tolerance of the rule."
+    return (f"{spec['ylabel']} by round (solid) with the fitted geometric decay over the judged window "
+            "(dashed).")
 
 
 def band(Y: Any, quantiles: tuple[float, float] = QUANTILES) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -155,7 +187,7 @@ def experiment_figure(result: dict[str, Any]) -> Figure | None:
                 style="fit",
             )
         )
-    return Figure(result["name"], result["name"], [panel])
+    return Figure(result["name"], result["name"], [panel], _caption(result, spec))
 
 
 def reproduction_figure(rep: Any) -> Figure | None:
@@ -174,7 +206,13 @@ def reproduction_figure(rep: Any) -> Figure | None:
     pattern = rep.extra.get("pattern")
     if pattern:
         panels.append(Panel("sparsity pattern, last round", "coordinate", "", kind="pattern", data=pattern))
-    return Figure(rep.name, rep.title, panels)
+    metrics = ", ".join(dict.fromkeys(spec["ylabel"] for spec in rep.panels))
+    caption = (f"{rep.title}: {metrics} by round for each method (median over seeds with the 10–90% band "
+               "where there are several seeds)")
+    if pattern:
+        caption += ("; last panel: per coordinate, the fraction of clients whose iterate is non-zero (grey "
+                    "level) and the non-zero coordinates of each server model (black)")
+    return Figure(rep.name, rep.title, panels, caption + ".")
 
 
 def _floats(x: Any) -> list[float]:

@@ -22,7 +22,6 @@ from solvers import algorithms
 from solvers.algorithms.base import Algorithm, Env, RoundLog
 from solvers.composite import make_composite
 from solvers.engine.evaluate import Evaluator
-from solvers.engine.progress import Progress
 from solvers.engine.recorder import Recorder
 from solvers.engine.sampler import check_participation, sample_clients
 from solvers.engine.trace import COMPLETED, DIVERGED, INTERRUPTED, Trace
@@ -36,6 +35,7 @@ from solvers.errors import (
 from solvers.kernels import Kernel, check_strategy
 from solvers.oracles import Oracle, parse_oracle
 from solvers.problem import Problem
+from solvers.progress import Progress
 from solvers.smoothness import global_smoothness
 
 Array = np.ndarray
@@ -230,7 +230,7 @@ def run(algorithm: str | Algorithm, problem: Problem, hyperparameters: Any = Non
     rec = Recorder(s.evaluator, s.smoothness, s.participation, int(rounds))
     state = s.algorithm.init(problem, s.hp, s.w0, rng_init)
     status, diverged_at = COMPLETED, None
-    bar = Progress(int(rounds), s.algorithm.name, progress)
+    bar = Progress(int(rounds), s.algorithm.name, progress, unit="round")
     try:
         rec.start(state.w, getattr(state, "z", None))
         for r in range(int(rounds)):

@@ -223,10 +223,14 @@ def curse(session: Session, quick: bool, seed: int, tuned: dict[str, dict] | Non
     if mid.status == "completed" and da.status == "completed":
         support = mid.arrays["client_support"][-1]
         d = support.size
+        lam = float(CURSE_PROBLEM.params["lam"])
+        threshold = CURSE_HP["eta_s"] * CURSE_HP["eta_c"] * CURSE_HP["local_steps"] * lam
         pattern = {
             "client_fraction": support.tolist(),
             "fedmid_server": (mid.arrays["server_w"][-1][:d] != 0).astype(float).tolist(),
             "feddualavg_server": (da.arrays["server_w"][-1][:d] != 0).astype(float).tolist(),
+            "notes": {"FedMiD server": f"empty in every round: Alg. 2's second prox (threshold η_s η_c K λ = "
+                                       f"{threshold:g}) zeroes the dense average — ψ applied twice"},
         }
         cd, ad = float(mid.metrics["client_density"][-1]), float(mid.metrics["average_density"][-1])
         findings.append(

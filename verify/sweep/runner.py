@@ -13,9 +13,9 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from solvers.progress import Progress
 from verify.sweep.config import RunConfig
 from verify.sweep.executors import Serial
-from verify.sweep.progress import SweepProgress
 from verify.sweep.store import Store
 from verify.sweep.task import ERROR, crashed, execute
 from verify.sweep.version import code_version as current_version
@@ -87,7 +87,7 @@ def run_sweep(
     summary = SweepSummary(
         len(configs), len(configs) - len(todo), executor=executor.name, workers=executor.workers
     )
-    bar = SweepProgress(len(configs), summary.reused, label, progress)
+    bar = Progress(len(configs), label, progress, initial=summary.reused, unit="run")
     start = time.perf_counter()
     try:
         for cfg, rec in executor.imap(execute, todo, on_crash=crashed):

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from solvers.progress import Progress
 from verify.sweep.config import RunConfig
 from verify.sweep.executors import Serial
-from verify.sweep.progress import SweepProgress
 from verify.sweep.runner import SweepSummary, run_sweep, unique
 from verify.sweep.store import Store
 from verify.sweep.version import code_version
@@ -107,7 +107,7 @@ class Session:
             else:
                 out[job.name] = got
         self.jobs_reused[kind] = self.jobs_reused.get(kind, 0) + len(out)
-        bar = SweepProgress(len(jobs), len(out), kind, self.progress)
+        bar = Progress(len(jobs), kind, self.progress, initial=len(out), unit="job")
         try:
             for job, (payload, seconds) in self.executor.imap(call_job, todo, on_crash=crashed_job):
                 self.store.put_result(

@@ -1,0 +1,92 @@
+"""The report as the renderers print it: every sentence readable, every formula as LaTeX.
+
+``view(report, out)`` turns the ``Report`` into plain dicts for the Jinja2 templates
+(``reports/templates/report.html.j2`` and ``report.md.j2``): citations by paper name with the
+bibliography (``reports.text``), floats at four significant digits, long evidence cut at a word,
+theorem statements and conditions as LaTeX (MathML in the HTML, ``$…$`` in the Markdown), and
+each figure with its caption.  Both formats render the same view, so they say the same things.
+"""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+from rates.catalog import THEOREMS
+from reports.model import Report
+from reports.text import BIBLIOGRAPHY, readable, shorten
+
+EVIDENCE_CHARS = 220
+STATUS_CLASS = {"reproduced": "consistent", "not reproduced": "inconsistent"}
+
+
+def _number(v: Any) -> str:
+    return f"{v:.4g}" if isinstance(v, float) else readable(v)
+
+
+def _figure(out: Path, stem: str | None, caption: str, embed: bool) -> dict[str, Any] | None:
+    if not stem:
+        return None
+    fig = {"png": f"figures/{stem}.png", "svg": f"figures/{stem}.svg", "caption": readable(caption)}
+    if embed:
+        fig["data"] = base64.b64encode((out / "figures" / f"{stem}.png").read_bytes()).decode()
+    return fig
+
+
+def _check(c: dict[str, Any]) -> dict[str, Any]:
+    power = c.get("evidence", {}).get("power", {})
+    return {"status": c["status"], "rule": readable(c["rule"]), "reason": readable(c["reason"]),
+            "rejects": power.get("rejects", []), "misses": list(power.get("misses", {}))}
+
+
+def _theorem(out: Path, t: Any, embed: bool) -> dict[str, Any]:
+    thm = THEOREMS[t.name]
+    latex = thm.latex()
+    exps = []
+    for b in t.experiments:
+        res = b.result
+        exps.append({"name": res["name"], "status": res["status"], "design": readable(res["design"]),
+                     "seconds": f"{res['seconds']:.1f}", "checks": [_check(c) for c in res["checks"]],
+                     "notes": [readable(n) for n in res.get("notes", [])],
+                     "figure": _figure(out, b.figure, b.caption, embed)})
+    return {"name": t.name, "title": readable(t.title), "citation": readable(t.citation), "status": t.status,
+            "statement": latex["bound"], "tuned": latex.get("tuned"), "conditions": list(t.conditions),
+            "assumptions": [readable(a) for a in thm.assumptions], "experiments": exps}
+
+
+def _invariant(c: dict[str, Any]) -> dict[str, Any]:
+    return {"column": c["column"], "algorithm": c["algorithm"], "expect": c["expect"],
+            "outcome": c["outcome"], "ok": c["ok"], "examples": c["examples"],
+            "counterexample": c.get("counterexample"),
+            "size": c.get("size"), "detail": shorten(readable(c["detail"]), EVIDENCE_CHARS)}
+
+
+def _reproduction(out: Path, b: Any, embed: bool) -> dict[str, Any]:
+    rep = b.rep
+    table = [{k: _number(v) for k, v in row.items()} for row in rep.table]
+    return {"name": rep.name, "title": readable(rep.title), "cite": readable(rep.cite),
+            "design": readable(rep.design), "status": rep.status,
+            "box": STATUS_CLASS.get(rep.status, rep.status).replace(" ", "-"),
+            "findings": [{"status": f.status, "claim": readable(f.claim), "evidence": readable(f.evidence)}
+                         for f in rep.findings],
+            "table": table, "columns": list(table[0]) if table else [],
+            "notes": [readable(n) for n in rep.notes], "figure": _figure(out, b.figure, b.caption, embed)}
+
+
+def view(r: Report, out: Path, embed: bool) -> dict[str, Any]:
+    """Everything the templates print (``embed``: PNGs inline as base64, for the HTML)."""
+    by = {(c["algorithm"], c["column"]): c for c in r.properties}
+    matrix = [{"algorithm": a, "cells": [by.get((a, p)) for p in r.property_rules]} for a in r.algorithms]
+    return {
+        "mode": r.mode, "seed": r.seed, "summary": r.summary(),
+        "generated": r.provenance.get("generated", ""),
+        "theorems": [_theorem(out, t, embed) for t in r.theorems],
+        "invariants": [_invariant(c) for c in r.invariants],
+        "properties": [{"name": p, "rule": readable(t)} for p, t in r.property_rules.items()],
+        "matrix": matrix, "rules": r.provenance.get("rules", {}),
+        "reproductions": [_reproduction(out, b, embed) for b in r.reproductions],
+        "errors": [readable(e) for e in r.errors],
+        "bibliography": [{"n": i + 1, **vars(p)} for i, p in enumerate(BIBLIOGRAPHY)],
+        "provenance": r.provenance,
+    }
