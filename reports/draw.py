@@ -7,6 +7,7 @@ the same data draws the same file.
 from __future__ import annotations
 
 import math
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -73,8 +74,8 @@ def _panel(ax: plt.Axes, p: Panel) -> None:
         for i, (label, row) in enumerate(rows):  # an empty row says why, inside the figure
             note = p.data.get("notes", {}).get(label)
             if note and not np.any(np.asarray(row, dtype=float)):
-                ax.text(0.5, i, note, transform=ax.get_yaxis_transform(), ha="center", va="center",
-                        fontsize=7, color="tab:red", wrap=True)
+                ax.text(0.5, i, textwrap.fill(note, 52), transform=ax.get_yaxis_transform(), ha="center",
+                        va="center", fontsize=7, color="tab:red")
         return
     for line in p.lines:
         _line(ax, line)

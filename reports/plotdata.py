@@ -207,8 +207,8 @@ def reproduction_figure(rep: Any) -> Figure | None:
     if pattern:
         panels.append(Panel("sparsity pattern, last round", "coordinate", "", kind="pattern", data=pattern))
     metrics = ", ".join(dict.fromkeys(spec["ylabel"] for spec in rep.panels))
-    caption = (f"{rep.title}: {metrics} by round for each method (median over seeds with the 10–90% band "
-               "where there are several seeds)")
+    caption = (f"{rep.title}: {metrics} by round, one solid line per method (the median over seeds, with "
+               "the 10–90% band where there are several seeds)")
     if pattern:
         caption += ("; last panel: per coordinate, the fraction of clients whose iterate is non-zero (grey "
                     "level) and the non-zero coordinates of each server model (black)")

@@ -34,7 +34,7 @@ margin:.8em 0}
 background:#fdf3f3}.verdict.inconclusive{background:#fafafa}.verdict.known-disagreement{border-left-color:#ef6c00;
 background:#fff6ee}.verdict .badge{margin-right:.4em}
 .check{margin:.2em 0}.power{font-size:.82em;color:#555;margin-left:1.5em}
-.math{font-size:1.05em;overflow-x:auto}.muted{color:#666;font-size:.88em}
+.math{font-size:1.1em}math{font-size:1.15em}.muted{color:#666;font-size:.88em}
 code{background:#f4f4f4;padding:0 .2em}
 figure{margin:.6em 0}figure img{max-width:100%;border:1px solid #eee}figcaption{font-size:.85em;color:#555}
 .matrix td{text-align:center;font-size:.85em}.matrix td.alg{text-align:left;font-weight:600}

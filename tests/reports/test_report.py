@@ -132,3 +132,35 @@ def test_report_rejects_unknown_names(tmp_path, capsys):
         == 2
     )
     assert "--experiment 'nope'" in capsys.readouterr().err
+
+
+def test_the_report_reads_as_a_paper_would(report):
+    """Issue 20: mathematics as MathML (no raw LaTeX or sympy text), papers by name with a
+    bibliography, no 16-digit floats, captions that say what each figure shows."""
+    import re
+
+    html = (report / "r" / "index.html").read_text(encoding="utf-8")
+    md = (report / "r" / "report.md").read_text(encoding="utf-8")
+    n_theorems = len(json.loads((report / "r" / "report.json").read_text())["theorems"])
+    assert html.count('<p class="math"><math') >= n_theorems  # one statement per theorem, as MathML
+    assert "\\frac" not in re.sub(r"<math.*?</math>", "", html, flags=re.S)  # no raw LaTeX outside
+    for text in (html, md):
+        assert not re.search(r"\bseed 00[0-4]\b|\bFO16\b|SPEC §", text)
+        visible = re.sub(r"<[^>]+>|data:image/png;base64,[A-Za-z0-9+/=]+", " ", text)
+        assert not re.search(r"\d\.\d{9,}", visible), re.search(r".{30}\d\.\d{9,}.{10}", visible)
+    assert 'id="bibliography"' in html and "Konečný et al. 2016 [3]" in html and "## Bibliography" in md
+    captions = re.findall(r"<figcaption>(.*?) — <a", html)
+    # each caption names what is drawn and how (solid/dashed lines, bars, points, pattern)
+    assert captions and all(len(c) > 40 and any(w in c for w in ("solid", "dashed", "per method", "Each run"))
+                            for c in captions), captions
+    assert "$$" in md  # the Markdown keeps LaTeX for renderers that typeset it
+
+
+def test_text_helpers():
+    from reports.text import mathml, readable, shorten
+
+    assert readable("FedCanon (seed 003) and x = 7.999999999999999") == "FedCanon [2] and x = 8"
+    assert readable("FO16 eq. (5), SPEC §4") == (
+        "Konečný et al. 2016 [3] eq. (5), fcocheck's encoding of the statement")
+    assert shorten("alpha beta gamma delta", 12) == "alpha beta …" and shorten("short", 12) == "short"
+    assert mathml(r"\eta_c \le 1/(4L)").startswith("<math")
