@@ -72,6 +72,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
         chosen = select(args.name)
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from None
+    instance = None
+    if args.problem:
+        from solvers.instance_io import load_instance
+        from solvers.reference import reference_solve
+
+        if not args.problem.endswith(".npz"):
+            raise UsageError(f"--problem {args.problem!r}; the rule is an instance file (.npz)")
+        problem = load_instance(args.problem)
+        instance = (problem, reference_solve(problem))
     out = Path(args.out) if args.out else None
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -79,7 +88,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     results = []
     try:
         for exp in chosen:
-            res = exp(quick=args.quick, seed=args.seed).as_dict()
+            res = exp(quick=args.quick, seed=args.seed, instance=instance).as_dict()
             results.append(res)
             if out is not None:  # one JSON line per finished experiment: an interruption loses nothing done
                 with out.open("a") as fh:

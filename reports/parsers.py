@@ -82,6 +82,9 @@ def add_theory_commands(sub: Any) -> None:
     v.add_argument("--seed", type=int, default=0)
     v.add_argument("--json", action="store_true")
     v.add_argument("--out", help="append each experiment's result to this JSON-lines file as it finishes")
+    v.add_argument("--problem", metavar="FILE.npz",
+                   help="run the experiments that apply to any instance on this one; the others say what "
+                        "they need that it lacks")
     v.add_argument("--strict", action="store_true",
                    help="exit 1 when any verdict is inconsistent (documented disagreements pass)")
     _cmd(v, "reports.cli_theory:cmd_validate")

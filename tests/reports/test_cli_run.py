@@ -132,3 +132,31 @@ def test_dane_without_an_exact_local_solver_exits_2(capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "not quadratic" in err and "local_solver = gd" in err
+
+
+def test_a_diverged_run_exits_1_and_keeps_its_trace(tmp_path, capsys):
+    """Issue 20: a diverged run exited 0; it is a recorded result (trace written) and exit 1."""
+    out = tmp_path / "t.npz"
+    code = main(["run", "fedavg", "--problem", "quadratics", "--rounds", "50", "--eta-c", "50",
+                 "--local-steps", "2", "--no-reference", "--out", str(out)])
+    assert code == 1 and out.is_file()
+    assert "diverged" in capsys.readouterr().err
+
+
+def test_version_and_a_closed_pipe(tmp_path):
+    """--version prints the package version; `| head` closing the pipe gives no traceback."""
+    import subprocess
+    import sys
+
+    v = subprocess.run([sys.executable, "-m", "reports.cli", "--version"], capture_output=True, text=True)
+    assert v.returncode == 0 and v.stdout.startswith("fcocheck ")
+    import fcntl
+
+    p = subprocess.Popen([sys.executable, "-m", "reports.cli", "theorems", "--json", "--samples", "50"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    fcntl.fcntl(p.stdout.fileno(), 1031, 4096)  # F_SETPIPE_SZ: 4 KiB, so the ~19 KB output blocks
+    p.stdout.read(10)
+    p.stdout.close()  # the reader goes away, like `| head -c 10`
+    err = p.stderr.read().decode()
+    p.wait(timeout=60)
+    assert "Traceback" not in err and "BrokenPipeError" not in err

@@ -140,3 +140,26 @@ def test_fedmid_avg_converges_to_the_certified_optimum_where_printed_fedmid_does
                 reference=ref)["gap"][-1] for e in (0.4, 0.1)]
     assert gaps[1] <= 0.35 * gaps[0]  # the bias shrinks like η_c
     assert run("fedmid", p, {"eta_c": 0.1, "local_steps": 1}, rounds=1000, reference=ref)["gap"][-1] > 1e-2
+
+
+def test_validate_on_a_users_instance_file(tmp_path, capsys):
+    """Issue 20: validate accepts an instance file; a study that needs what the instance lacks says so."""
+    rng = np.random.default_rng(0)
+    meta = {"loss": "squares", "regularizer": {"name": "l1", "lam": 0.05}, "mirror": {"name": "euclidean"},
+            "intercept": True}
+    X = rng.standard_normal((4, 30, 6))
+    np.savez(tmp_path / "mine.npz", X=X, y=X @ rng.standard_normal(6), meta=json.dumps(meta))
+    wide = rng.standard_normal((2, 5, 12))  # d > n: not strongly convex, no proximal PL
+    np.savez(tmp_path / "wide.npz", X=wide, y=wide @ rng.standard_normal(12), meta=json.dumps(meta))
+    assert main(["validate", "all", "--quick", "--json", "--problem", str(tmp_path / "mine.npz")]) == 0
+    res = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    assert res["fco-eq-4.5"]["status"] == "consistent" and "instance mine" in res["fco-eq-4.5"]["design"]
+    assert res["fedcanon-pl-linear"]["status"] == "consistent"
+    assert res["fco-4.3-floor-zeta"]["checks"][0]["rule"] == "not applicable"
+    assert "cannot vary" in res["fco-4.3-floor-zeta"]["checks"][0]["reason"]
+    wide_args = ["validate", "fedcanon-pl-linear", "--quick", "--json", "--problem",
+                 str(tmp_path / "wide.npz")]
+    assert main(wide_args) == 0
+    (pl,) = json.loads(capsys.readouterr().out)
+    assert pl["status"] == "inconclusive" and "proximal PL" in pl["checks"][0]["reason"]
+    assert main(["validate", "all", "--problem", str(tmp_path / "nope.txt")]) == 2

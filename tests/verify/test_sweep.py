@@ -287,3 +287,48 @@ def test_sigkill_mid_sweep_resumes_without_loss_or_duplicates(tmp_path):
 def test_problem_spec_json_round_trip():
     c = RunConfig("fedavg", ProblemSpec("quadratics", {"d": 3}), {"eta_c": 0.1}, 5)
     assert RunConfig.from_dict(json.loads(json.dumps(c.as_dict()))) == c
+
+
+def _kill_when(cmd: list[str], store: Path, at_least: int) -> None:
+    """Start the sweep, SIGKILL its process group once the store holds ``at_least`` runs."""
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+        if store.exists():
+            try:
+                con = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=1)
+                done = con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+                con.close()
+            except sqlite3.Error:
+                continue
+            if done >= at_least:
+                break
+    assert proc.poll() is None, "the sweep finished before it could be killed; make it longer"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def test_sigkill_at_two_points_then_resume_equals_a_fresh_run(tmp_path):
+    """Issue 20: kill -9 twice (early, then after the first resume made progress), resume: no run lost
+    or duplicated, and the store equals a clean serial run."""
+    store, sweep = tmp_path / "s.sqlite", tmp_path / "sweep.json"
+    base = {**BASE, "rounds": 400, "algorithm": "feddualavg"}
+    axes = {"hp.eta_c": [0.01, 0.02, 0.05, 0.1]}
+    sweep.write_text(json.dumps({"base": base, "axes": axes, "seeds": 6}))
+    cmd = [sys.executable, "-m", "reports.cli", "sweep", str(sweep), "--store", str(store), "--workers", "2",
+           "--no-progress"]
+    _kill_when(cmd, store, 3)
+    first = contents(store)
+    _kill_when(cmd, store, len(first) + 3)
+    second = contents(store)
+    assert len(first) < len(second) < 24 and all(second[k] == v for k, v in first.items())
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    after = contents(store)
+    with Store(store) as st:
+        assert st.con.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM runs").fetchone() == (24, 24)
+    fresh = tmp_path / "fresh.sqlite"
+    with Store(fresh) as st:
+        run_sweep(grid(base, axes, range(6)), st, Serial(), progress=False)
+    assert contents(fresh) == after

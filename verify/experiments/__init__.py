@@ -5,9 +5,27 @@ from __future__ import annotations
 from verify.experiments import fco, others
 from verify.experiments.base import Experiment, Result
 
+
+def _any_convex(problem, ref) -> str | None:  # noqa: ANN001
+    """Eq. 4.5 is an identity of FedDualAvg: it needs a convex instance (certified optimum)."""
+    return None if problem.convex else "a convex instance (this one is not)"
+
+
+def _strongly_convex(problem, ref) -> str | None:  # noqa: ANN001
+    """FedCanon Thm 2 needs the proximal PL condition: a strongly convex smooth part suffices."""
+    from solvers.constants import compute_constants
+
+    if not problem.convex:
+        return "a convex instance (this one is not)"
+    mu = compute_constants(problem, ref.w).mu
+    return None if mu and mu > 1e-10 else (f"the proximal PL condition (a strongly convex F: μ = {mu!r} "
+                                           "here, or not computable for this loss)")
+
+
 _ALL = (
     Experiment(
-        "fco-eq-4.5", "fco-eq-4.5", "dual shadow identity (FedDualAvg holds, FedMiD fails)", fco.eq_4_5
+        "fco-eq-4.5", "fco-eq-4.5", "dual shadow identity (FedDualAvg holds, FedMiD fails)", fco.eq_4_5,
+        _any_convex,
     ),
     Experiment("fco-lemma-4.4", "fco-lemma-4.4", "Lemma 4.4 with constant 1, slack per run", fco.lemma_4_4),
     Experiment("fco-lemma-4.5-K-noise", "fco-lemma-4.5", "discrepancy ∝ K at ζ = 0", fco.lemma_4_5_K_noise),
@@ -39,7 +57,8 @@ _ALL = (
         "fedcanon-transient", "fedcanon-1", "running mean of ‖G‖² falls like 1/T", others.fedcanon_transient
     ),
     Experiment(
-        "fedcanon-pl-linear", "fedcanon-2", "linear contraction under proximal PL", others.fedcanon_pl
+        "fedcanon-pl-linear", "fedcanon-2", "linear contraction under proximal PL", others.fedcanon_pl,
+        _strongly_convex,
     ),
     Experiment("svrg-contraction", "svrg-5", "SVRG contraction vs m and h", others.svrg_contraction),
 )

@@ -53,18 +53,34 @@ class Result:
 
 @dataclass(frozen=True)
 class Experiment:
-    """A registered experiment: ``body(quick, seed) -> Result``."""
+    """A registered experiment: ``body(quick, seed) -> Result``.
+
+    Attributes:
+        needs: for an experiment that can run on a user's instance (``validate --problem``), the
+            check that the instance has what the claim assumes: ``needs(problem, ref)`` returns
+            None or the missing property; None for an experiment that sweeps its own generator.
+
+    """
 
     name: str
     theorem: str
     summary: str
-    body: Callable[[bool, int], Result]
+    body: Callable[..., Result]
+    needs: Callable[[Any, Any], str | None] | None = None
 
-    def __call__(self, quick: bool = True, seed: int = 0) -> Result:
-        """Run it and time it."""
+    def __call__(self, quick: bool = True, seed: int = 0, instance: tuple | None = None) -> Result:
+        """Run it and time it (on ``instance`` = (problem, reference) when given and supported)."""
         start = time.perf_counter()
+        if instance is not None:
+            why = ("it sweeps its own generator's parameters (ζ, K, M, λ, R …), which a fixed instance "
+                   "file cannot vary") if self.needs is None else self.needs(*instance)
+            if why:
+                res = Result(self.name, self.theorem, f"on instance {instance[0].name}", {},
+                             [Verdict(INCONCLUSIVE, "not applicable", f"not run on this instance: {why}")])
+                res.seconds = time.perf_counter() - start
+                return res
         try:
-            res = self.body(quick, seed)
+            res = self.body(quick, seed) if instance is None else self.body(quick, seed, instance=instance)
         except Exception as exc:  # one broken experiment is a recorded result, not the end of `validate all`
             why = f"the experiment raised {type(exc).__name__}: {exc}"
             res = Result(self.name, self.theorem, self.summary, {}, [Verdict(INCONCLUSIVE, "error", why)])
