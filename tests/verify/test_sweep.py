@@ -229,6 +229,26 @@ def test_export_one_row_per_run_and_round_with_every_config_field(tmp_path):
     assert table.column("gap").to_pylist()[: len(first)] == list(gap0)
 
 
+def _kill_when(cmd: list[str], store: Path, at_least: int) -> None:
+    """Start the sweep, SIGKILL its process group once the store holds ``at_least`` runs."""
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+        if store.exists():
+            try:
+                con = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=1)
+                done = con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+                con.close()
+            except sqlite3.Error:
+                continue
+            if done >= at_least:
+                break
+    assert proc.poll() is None, "the sweep finished before it could be killed; make it longer"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
 def test_sigkill_mid_sweep_resumes_without_loss_or_duplicates(tmp_path):
     """kill -9 the sweep process group while runs are in flight; the rerun completes the rest only."""
     store = tmp_path / "s.sqlite"
@@ -247,22 +267,7 @@ def test_sigkill_mid_sweep_resumes_without_loss_or_duplicates(tmp_path):
         "2",
         "--no-progress",
     ]
-    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline, done = time.time() + 120, 0
-    while time.time() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-        if store.exists():
-            try:
-                con = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=1)
-                done = con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-                con.close()
-            except sqlite3.Error:
-                continue
-            if done >= 3:
-                break
-    assert proc.poll() is None, "the sweep finished before it could be killed; make it longer"
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    _kill_when(cmd, store, 3)
     before = contents(store)
     assert 3 <= len(before) < 24
     # every stored run is whole: its metrics are all there
@@ -287,26 +292,6 @@ def test_sigkill_mid_sweep_resumes_without_loss_or_duplicates(tmp_path):
 def test_problem_spec_json_round_trip():
     c = RunConfig("fedavg", ProblemSpec("quadratics", {"d": 3}), {"eta_c": 0.1}, 5)
     assert RunConfig.from_dict(json.loads(json.dumps(c.as_dict()))) == c
-
-
-def _kill_when(cmd: list[str], store: Path, at_least: int) -> None:
-    """Start the sweep, SIGKILL its process group once the store holds ``at_least`` runs."""
-    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.time() + 120
-    while time.time() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-        if store.exists():
-            try:
-                con = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=1)
-                done = con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-                con.close()
-            except sqlite3.Error:
-                continue
-            if done >= at_least:
-                break
-    assert proc.poll() is None, "the sweep finished before it could be killed; make it longer"
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
 
 
 def test_sigkill_at_two_points_then_resume_equals_a_fresh_run(tmp_path):
