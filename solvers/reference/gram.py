@@ -8,6 +8,7 @@ problem into a D×D one (the 8192×1024 LASSO into 1025×1025), exactly.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -62,13 +63,25 @@ class GramForm:
         return float(0.5 * np.sum(r[keep] ** 2 / e[keep]) - self.c0)
 
 
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def gram_form(problem: Problem) -> GramForm:
-    """Build the exact Gram form of a quadratic-type problem.
+    """The exact Gram form of a quadratic-type problem, built once per problem (cached).
+
+    The reference solve, its certificates and the problem constants all need H; a problem is
+    immutable, so the form (and its eigen-decomposition, computed on first use) is shared.
 
     Raises:
         ValueError: the loss is not quadratic (logistic, sigmoid).
 
     """
+    if problem not in _CACHE:
+        _CACHE[problem] = _build(problem)
+    return _CACHE[problem]
+
+
+def _build(problem: Problem) -> GramForm:
     if problem.loss not in QUADRATIC_LOSSES:
         raise ValueError(f"no Gram form for loss {problem.loss!r}")
     if problem.loss == "quadratic":
