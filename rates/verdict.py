@@ -2,14 +2,14 @@
 
 The numeric rules (δ = ``DELTA``, w = ``MAX_WIDTH``; [lo, hi] is the fit's 95% bootstrap interval):
 
-* **exponent, two-sided** (a Θ-claim: "slope 2"): inconclusive if hi − lo > w (the sweep cannot
-  resolve the exponent); else consistent iff lo − δ ≤ p ≤ hi + δ, otherwise inconsistent — a flat
-  curve whose interval excludes p is inconsistent, not "no trend".  δ allows for lower-order terms
-  over a finite sweep.
-* **exponent, upper** (a ≲-claim along a sweep that grows x): inconclusive if the interval is
-  wider than w; else consistent iff lo ≤ p + δ (the measurement grows no faster than the bound),
-  otherwise inconsistent — however far below the bound with constants 1 the measurement sits (the
-  constants are free: only the shape is checked).  Sweeps whose theorem regime is x → 0 (a step
+* **exponent, two-sided** (a Θ-claim: "slope 2"): inconsistent if the interval ± δ excludes p,
+  however wide it is (a flat curve whose interval excludes p is inconsistent, not "no trend");
+  otherwise inconclusive if hi − lo > w (the sweep cannot resolve the exponent), else consistent.
+  δ allows for lower-order terms over a finite sweep.
+* **exponent, upper** (a ≲-claim along a sweep that grows x): inconsistent if lo > p + δ; otherwise
+  inconclusive if the interval is wider than w; else consistent (lo ≤ p + δ: the measurement
+  grows no faster than the bound) — however far below the bound with constants 1 the measurement
+  sits (the constants are free: only the shape is checked).  Sweeps whose theorem regime is x → 0 (a step
   size) are fitted against 1/x, so "grows" always points into the regime.
 * **one constant** (measured ≤ C·bound across the whole sweep with one free C): fit y against the
   bound's value; inconclusive if the bound moves by less than ``MIN_SPAN``× over the sweep;
@@ -96,7 +96,13 @@ def exponent_verdict(
         "method": fit.method,
     }
     rule = f"exponent ({sense})"
-    why = _unresolved(fit, predicted, max_width)
+    if not (np.isfinite(fit.lo) and np.isfinite(fit.hi)):
+        return Verdict(INCONCLUSIVE, rule, f"the fit is not finite (CI [{fit.lo}, {fit.hi}])", ev)
+    # an interval that excludes the claim contradicts it however wide it is; a wide one that
+    # contains it cannot resolve it
+    excluded = (predicted < fit.lo - delta or predicted > fit.hi + delta) if sense == "two-sided" \
+        else fit.lo > predicted + delta
+    why = None if excluded else _unresolved(fit, predicted, max_width)
     if why:
         return Verdict(INCONCLUSIVE, rule, why, ev)
     if sense == "two-sided":

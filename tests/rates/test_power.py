@@ -145,3 +145,15 @@ def test_violation_sets_name_what_they_break():
     assert [v.name for v in upper] == ["ζ^+2.5", "ζ^+3"]
     assert [v.name for v in bound_violations(R_TUNED, noisy(R_TUNED**-1.0))] == [
         "falls like bound^0.5", "flat", "rising"]
+
+
+def test_a_wide_interval_that_excludes_the_claim_is_inconsistent_not_inconclusive():
+    """A ζ^3…ζ^8 growth with a wide interval still contradicts 'flat' (the FedMiD-avg control)."""
+    from rates.fit import SlopeFit
+    from rates.verdict import exponent_verdict
+
+    wide_far = SlopeFit(5.0, 0.0, 3.0, 7.9, 0.9, "bootstrap", 5, 1)
+    assert exponent_verdict(wide_far, 0.0).status == INCONSISTENT
+    wide_near = SlopeFit(0.5, 0.0, -1.0, 2.0, 0.5, "bootstrap", 5, 1)
+    assert exponent_verdict(wide_near, 0.0).status == INCONCLUSIVE
+    assert exponent_verdict(wide_far, 2.0, "upper").status == INCONSISTENT

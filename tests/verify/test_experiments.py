@@ -163,3 +163,10 @@ def test_validate_on_a_users_instance_file(tmp_path, capsys):
     (pl,) = json.loads(capsys.readouterr().out)
     assert pl["status"] == "inconclusive" and "proximal PL" in pl["checks"][0]["reason"]
     assert main(["validate", "all", "--problem", str(tmp_path / "nope.txt")]) == 2
+
+
+def test_fedcanon_floor_is_flat_in_zeta_and_its_negative_control_grows():
+    res = EXPERIMENTS["fedcanon-heterogeneity"](quick=True, seed=0)
+    flat, control = res.checks
+    assert flat.status == "consistent" and control.status == "consistent", [c.reason for c in res.checks]
+    assert res.measured["control_status"] == "inconsistent"  # FedMiD-avg fails the same rule

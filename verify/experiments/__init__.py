@@ -57,6 +57,10 @@ _ALL = (
         "fedcanon-transient", "fedcanon-1", "running mean of ‖G‖² falls like 1/T", others.fedcanon_transient
     ),
     Experiment(
+        "fedcanon-heterogeneity", "fedcanon-1", "floor independent of ζ (FedMiD-avg as negative control)",
+        others.fedcanon_heterogeneity,
+    ),
+    Experiment(
         "fedcanon-pl-linear", "fedcanon-2", "linear contraction under proximal PL", others.fedcanon_pl,
         _strongly_convex,
     ),
