@@ -58,8 +58,6 @@ class Verdict:
 
 
 def _unresolved(fit: SlopeFit, p: float, max_width: float) -> str | None:
-    if not (np.isfinite(fit.lo) and np.isfinite(fit.hi)):
-        return f"the fit is not finite (CI [{fit.lo}, {fit.hi}])"
     if fit.hi - fit.lo > max_width:
         return f"95% CI [{fit.lo:.3g}, {fit.hi:.3g}] is wider than {max_width}: the sweep cannot resolve it"
     return None

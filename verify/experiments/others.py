@@ -161,8 +161,8 @@ def fedcanon_pl(quick: bool, seed: int, metric: str = "gap", instance: tuple | N
     above = np.nonzero(last > 100 * max(fl, 1e-14 * last[0]))[0]
     stop = int(above.max()) + 1 if above.size else 3
     gap = np.maximum(np.asarray(t[metric], dtype=float), 1e-300)
-    c = contraction(gap[None, :], start=0, stop=max(stop, 3))
     v = judge.linear(gap[None, :], 0, max(stop, 3), seed=seed)
+    c = v.evidence  # the whole-window contraction the rule fitted (factor, start, stop, halves)
     return Result(
         "fedcanon-pl-linear",
         FEDCANON_2.name,
@@ -171,16 +171,16 @@ def fedcanon_pl(quick: bool, seed: int, metric: str = "gap", instance: tuple | N
         + f", exact gradients, η_l={eta_l:.4g}, K=3, R={R}; contraction of Φ − Φ* before it reaches "
         "100× its floor",
         {
-            "contraction": c.factor,
-            "window": [c.start, c.stop],
+            "contraction": c["factor"],
+            "window": [c["start"], c["stop"]],
             "neighbourhood": fl,
             "plot": plot_spec(
                 "trace",
                 "round",
                 "Φ − Φ*",
                 [{"label": "FedCanon", "x": list(range(gap.size)), "Y": [gap.tolist()]}],
-                contraction=c.factor,
-                window=[c.start, c.stop],
+                contraction=c["factor"],
+                window=[c["start"], c["stop"]],
             ),
         },
         [v],
