@@ -146,6 +146,25 @@ def add_report_commands(sub: Any) -> None:
     _cmd(st, "reports.cli_report:cmd_store")
 
 
+def add_worstcase_command(sub: Any) -> None:
+    """``worstcase``."""
+    w = sub.add_parser("worstcase",
+                       help="worst cases by performance estimation (PEPit) beside a theorem's bound",
+                       epilog="exit status: 0 every verdict consistent or a documented disagreement; "
+                              "1 an inconsistent or inconclusive verdict; 2 bad input")
+    w.add_argument("target", help="a theorem target (fco-4.3, fco-4.2, fco-lemma-4.4, fco-lemma-4.5, "
+                                  "fco-4.1, fco-4.1/fedmid, ...; 'list' lists them) or an algorithm "
+                                  "(feddualavg, pgm, ...)")
+    mode = w.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="quick grid: M·K·R ≤ 16 (default)")
+    mode.add_argument("--full", action="store_true", help="full grid: M·K·R ≤ 24")
+    w.add_argument("--grid", nargs="+", default=[], metavar="FIELD=V1,V2",
+                   help="replace grid axes, e.g. K=1,2 R=1,2,4 eta=0.1 zeta=0,1 M=2")
+    w.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_executor_options(w)
+    _cmd(w, "reports.cli_worstcase:cmd_worstcase")
+
+
 def build_parser(version: str) -> argparse.ArgumentParser:
     """The argument parser of every sub-command."""
     parser = argparse.ArgumentParser(prog="fcocheck", epilog=EXIT_CODES,
@@ -158,4 +177,5 @@ def build_parser(version: str) -> argparse.ArgumentParser:
     add_theory_commands(sub)
     add_check_command(sub)
     add_report_commands(sub)
+    add_worstcase_command(sub)
     return parser

@@ -1,0 +1,198 @@
+"""The methods of the source papers written as PEPit programs (Euclidean h, exact gradients).
+
+Each program runs on a declared ``Setting`` and returns a ``Program``: the point whose quality is
+measured and, for the dual methods, the dual states needed by Lemma 4.4/4.5.  Notation of SPEC §3:
+round r < R, local step k < K, client m; ``prox(z, t)`` is ∇(h + tψ)*(z).
+
+Outputs (what ``value`` measures):
+
+* ``pgm``: the last iterate x_R (the closed form L‖x0 − x*‖²/(4R) of Taylor et al. 2017 is for it);
+* ``dual-averaging``, ``feddualavg``, ``feddualavg-osp``: ŵ of FCO eq. (4.2), the average over r, k = 1..K
+  of prox_{η̃_{r,k}ψ}(z̄_{r,k}) with the dual shadow z̄ — never a client's iterate;
+* every primal federated method (FedAvg, FedMiD printed/averaging, FedMiD-OSP, SCAFFOLD, FedCanon):
+  the average (1/R) Σ_{r=1..R} w_r of the server iterates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rates.worstcase.setting import Setting, average, prox
+from rates.worstcase.spec import InvalidWorstCaseError, PepSpec
+
+
+@dataclass
+class Program:
+    """What a method leaves for the metric: its output and its per-step dual discrepancies."""
+
+    out: Any
+    discrepancies: list[Any] = field(default_factory=list)
+    last_discrepancy: Any | None = None
+
+
+@dataclass(frozen=True)
+class PepMethod:
+    """A method as a PEPit program, with what it can be asked.
+
+    Attributes:
+        name: registry key (the solvers' algorithm name where one exists).
+        citation: where the method is defined.
+        run: ``run(setting, spec) -> Program``.
+        federated: False for sequential methods (M = K = 1 enforced).
+        smooth_only: the method has no ψ-step (FedAvg, SCAFFOLD): ψ must be zero.
+        dual: has dual states (Lemma 4.4/4.5 metrics).
+
+    """
+
+    name: str
+    citation: str
+    run: Callable[[Setting, PepSpec], Program]
+    federated: bool = True
+    smooth_only: bool = False
+    dual: bool = False
+
+    def check(self, spec: PepSpec) -> None:
+        """Raise ``InvalidWorstCaseError`` when ``spec`` asks this method something it cannot do."""
+        if not self.federated and (spec.M, spec.K) != (1, 1):
+            raise InvalidWorstCaseError(
+                f"{self.name} is sequential: M = {spec.M}, K = {spec.K}; the rule is M = K = 1 (R steps)"
+            )
+        if not self.federated and spec.eta_s != 1:
+            raise InvalidWorstCaseError(
+                f"{self.name} is sequential: eta_s = {spec.eta_s}; the rule is eta_s = 1"
+            )
+        if self.smooth_only and spec.psi != "zero":
+            raise InvalidWorstCaseError(
+                f"{self.name} has no step for ψ: psi = {spec.psi!r}; the rule is psi = 'zero'"
+            )
+        if spec.metric in ("lemma-4.4", "discrepancy") and not self.dual:
+            raise InvalidWorstCaseError(
+                f"metric {spec.metric!r} needs dual states; {self.name} has none (the rule: a dual method)"
+            )
+        if spec.mu > 0 and self.federated:
+            raise InvalidWorstCaseError(
+                f"mu = {spec.mu} with {self.name}; the rule is μ = 0 for federated methods (the FCO theorems "
+                "are for convex F)"
+            )
+
+
+def pgm(s: Setting, spec: PepSpec) -> Program:
+    """Proximal gradient (FCO eq. 2.1): x_{t+1} = prox_{ηψ}(x_t − η∇F(x_t)), R steps."""
+    x = s.w0
+    for _ in range(spec.R):
+        x = prox(s, x - spec.eta * s.grad(0, x), spec.eta)
+    return Program(x)
+
+
+def _primal(client: str, server: str) -> Callable[[Setting, PepSpec], Program]:
+    """FedAvg / FedMiD / FedMiD-OSP / FedMiD-avg: a client map and a server map (SPEC §3)."""
+
+    def run(s: Setting, spec: PepSpec) -> Program:
+        eta, w, iterates = spec.eta, s.w0, []
+        for _ in range(spec.R):
+            ends = []
+            for m in range(spec.M):
+                x = w
+                for _ in range(spec.K):
+                    x = x - eta * s.grad(m, x)
+                    if client == "prox":
+                        x = prox(s, x, eta)
+                ends.append(x)
+            w = w + spec.eta_s * (average(ends) - w)
+            if server == "prox":  # FCO Alg. 2 line 10 as printed: ψ once more, with η_s η_c K
+                w = prox(s, w, spec.eta_s * eta * spec.K)
+            iterates.append(w)
+        return Program(average(iterates))
+
+    return run
+
+
+def _dual(osp: bool) -> Callable[[Setting, PepSpec], Program]:
+    """FedDualAvg (FCO Alg. 3) and FedDualAvg-OSP (§5: clients take no ψ).
+
+    Output: with η_s = 1, ŵ of eq. (4.2) (primal images of the dual shadow, k = 1..K); with η_s ≠ 1
+    the shadow is not the server's state, so the output is the average of the server points
+    w_{r+1} = ∇(h + η_s η_c (r+1) K ψ)*(z_{r+1}) (Thm 4.1's regime).
+    """
+
+    def run(s: Setting, spec: PepSpec) -> Program:
+        eta, M, K, shadow = spec.eta, spec.M, spec.K, spec.eta_s == 1
+        z, images, disc, last = s.w0, [], [], None
+        for r in range(spec.R):
+            zm = [z] * M
+            for k in range(K):
+                t = spec.eta_s * eta * r * K + eta * k
+                zbar = average(zm)
+                if k > 0 and shadow:
+                    images.append(prox(s, zbar, t))
+                disc.append(average([(zbar - zj) ** 2 for zj in zm]))
+                zm = [zj - eta * s.grad(j, zj if osp else prox(s, zj, t)) for j, zj in enumerate(zm)]
+            zbar = average(zm)
+            last = average([(zbar - zj) ** 2 for zj in zm])
+            z = z + spec.eta_s * (zbar - z)
+            images.append(prox(s, z, spec.eta_s * eta * (r + 1) * K))
+        return Program(average(images), disc, last)
+
+    return run
+
+
+def scaffold(s: Setting, spec: PepSpec) -> Program:
+    """SCAFFOLD, option II, c_i⁰ = c⁰ = 0 (Karimireddy et al. 2020, Alg. 1): y ← y − η(g_i(y) − c_i + c)."""
+    eta, M, K = spec.eta, spec.M, spec.K
+    x, c, ci, iterates = s.w0, None, [None] * M, []
+    for _ in range(spec.R):
+        ends, new_ci = [], []
+        for m in range(M):
+            y = x
+            for _ in range(K):
+                step = s.grad(m, y)
+                if c is not None:
+                    step = step - ci[m] + c
+                y = y - eta * step
+            ends.append(y)
+            keep = (x - y) / (K * eta) if c is None else ci[m] - c + (x - y) / (K * eta)
+            new_ci.append(keep)
+        x = x + spec.eta_s * (average(ends) - x)
+        ci, c = new_ci, average(new_ci)
+        iterates.append(x)
+    return Program(average(iterates))
+
+
+def fedcanon(s: Setting, spec: PepSpec) -> Program:
+    """FedCanon (seed 003, eqs. 7a–7f): corrected local steps, one server prox with η_g = ``eta_s``."""
+    eta, M, K = spec.eta, spec.M, spec.K
+    x, ci, iterates = s.w0, [None] * M, []
+    for _ in range(spec.R):
+        ends, means = [], []
+        for m in range(M):
+            y, grads = x, []
+            for _ in range(K):
+                g = s.grad(m, y)
+                grads.append(g)
+                y = y - eta * (g if ci[m] is None else g + ci[m])
+            ends.append(y)
+            means.append(average(grads))
+        g_t = average([(x - y) / (eta * K) for y in ends])
+        x = prox(s, x - spec.eta_s * g_t, spec.eta_s)
+        ci = [g_t - mean for mean in means]
+        iterates.append(x)
+    return Program(average(iterates))
+
+
+METHODS: dict[str, PepMethod] = {
+    m.name: m
+    for m in (
+        PepMethod("pgm", "FCO eq. (2.1); Taylor, Hendrickx & Glineur 2017", pgm, federated=False),
+        PepMethod("dual-averaging", "FCO eq. (2.4)", _dual(False), federated=False, dual=True),
+        PepMethod("fedavg", "FCO Alg. 1", _primal("gradient", "average"), smooth_only=True),
+        PepMethod("fedmid", "FCO Alg. 2 as printed (server applies ψ again)", _primal("prox", "prox")),
+        PepMethod("fedmid-avg", "FCO Alg. 2 with the averaging server of §3.1", _primal("prox", "average")),
+        PepMethod("fedmid-osp", "FCO slides Alg. 4 (clients without ψ)", _primal("gradient", "prox")),
+        PepMethod("feddualavg", "FCO Alg. 3, ŵ of eq. (4.2)", _dual(False), dual=True),
+        PepMethod("feddualavg-osp", "FCO §5 (clients without ψ)", _dual(True), dual=True),
+        PepMethod("scaffold", "Karimireddy et al. 2020, Alg. 1 (option II)", scaffold, smooth_only=True),
+        PepMethod("fedcanon", "FedCanon (seed 003) eqs. (7a)–(7f)", fedcanon),
+    )
+}

@@ -1,0 +1,108 @@
+"""The function class of a ``PepSpec`` declared in a PEPit problem (see ``spec`` for the classes).
+
+``declare(spec)`` returns a ``Setting``: the PEP, ψ (None when ψ = 0), Φ, the optimum w*, the
+start w0 with ½‖w0 − w*‖² ≤ B, and ``grad(m, w)``: client m's gradient at w.  PEPit is imported
+here, lazily, so importing ``rates`` stays cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rates.worstcase.spec import PepSpec
+
+
+@dataclass
+class Setting:
+    """A declared PEP with its function class (all members are PEPit objects)."""
+
+    pep: Any
+    F: Any
+    psi: Any | None
+    Phi: Any
+    w_star: Any
+    w0: Any
+    grad: Callable[[int, Any], Any]
+
+
+def average(points: list[Any]) -> Any:
+    """(1/n) Σ points (PEPit points or expressions)."""
+    total = points[0]
+    for p in points[1:]:
+        total = total + p
+    return total / len(points)
+
+
+def prox(setting: Setting, z: Any, t: float) -> Any:
+    """∇(h + tψ)*(z) = prox_{tψ}(z) for Euclidean h; z itself when t = 0 or ψ = 0."""
+    if setting.psi is None or t == 0:
+        return z
+    from PEPit.primitive_steps import proximal_step
+
+    return proximal_step(z, setting.psi, t)[0]
+
+
+def declare(spec: PepSpec) -> Setting:
+    """Declare F (or F_1..F_M), ψ, w*, w0 and the clients' gradient oracle of ``spec``."""
+    from PEPit import PEP
+
+    pep = PEP()
+    F, grad = _clients(pep, spec)
+    psi = None
+    Phi = F
+    if spec.psi == "convex":
+        from PEPit.functions import ConvexFunction
+
+        psi = pep.declare_function(ConvexFunction)
+        Phi = F + psi
+    w_star = Phi.stationary_point()
+    w0 = pep.set_initial_point()
+    pep.set_initial_condition(0.5 * (w0 - w_star) ** 2 <= spec.B)
+    return Setting(pep, F, psi, Phi, w_star, w0, grad)
+
+
+def _smooth(pep: Any, spec: PepSpec) -> Any:
+    from PEPit.functions import (
+        SmoothConvexFunction,
+        SmoothStronglyConvexFunction,
+        SmoothStronglyConvexQuadraticFunction,
+    )
+
+    if spec.quadratic:
+        return pep.declare_function(SmoothStronglyConvexQuadraticFunction, mu=spec.mu, L=spec.L)
+    if spec.mu > 0:
+        return pep.declare_function(SmoothStronglyConvexFunction, mu=spec.mu, L=spec.L)
+    return pep.declare_function(SmoothConvexFunction, L=spec.L)
+
+
+def _clients(pep: Any, spec: PepSpec) -> tuple[Any, Callable[[int, Any], Any]]:
+    """F and client m's gradient under the heterogeneity class ``spec.clients``."""
+    if spec.clients == "shift" or spec.M == 1:
+        F = _smooth(pep, spec)
+        shifts = _shifts(pep, spec)
+        if shifts is None:
+            return F, lambda m, w: F.gradient(w)
+        return F, lambda m, w: F.gradient(w) + shifts[m]
+    if spec.clients == "bounded-gradient":
+        from PEPit.functions import SmoothConvexLipschitzFunction
+
+        fs = [pep.declare_function(SmoothConvexLipschitzFunction, L=spec.L, M=spec.G) for _ in range(spec.M)]
+    else:
+        fs = [_smooth(pep, spec) for _ in range(spec.M)]
+    return average(fs), lambda m, w: fs[m].gradient(w)
+
+
+def _shifts(pep: Any, spec: PepSpec) -> list[Any] | None:
+    """c_1..c_M with Σ c_m = 0 and ‖c_m‖² ≤ ζ² (None when ζ = 0 or M = 1: every c_m = 0)."""
+    if spec.zeta == 0 or spec.M == 1:
+        return None
+    free = [pep.set_initial_point() for _ in range(spec.M - 1)]
+    last = -1 * free[0]
+    for c in free[1:]:
+        last = last - c
+    shifts = [*free, last]
+    for c in shifts:
+        pep.add_constraint(c**2 <= spec.zeta**2)
+    return shifts

@@ -1,0 +1,159 @@
+"""``fcocheck worstcase``: worst cases by performance estimation beside a theorem's bound."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from typing import Any
+
+from reports.cli_common import UsageError
+
+_INTS = ("M", "K", "R")
+_STRINGS = ("clients", "psi", "metric")
+_BOOLS = ("quadratic",)
+
+
+def parse_grid(items: list[str]) -> dict[str, list]:
+    """``["K=1,2", "eta=0.1"]`` → ``{"K": [1, 2], "eta": [0.1]}`` (types by field; errors name the item)."""
+    from dataclasses import fields
+
+    from rates.worstcase.spec import PepSpec
+
+    known = {f.name for f in fields(PepSpec)} - {"method"}
+    out: dict[str, list] = {}
+    for item in items:
+        key, sep, values = item.partition("=")
+        if not sep or not values or key not in known:
+            raise UsageError(
+                f"--grid {item!r}; the rule is FIELD=V1,V2,... with FIELD one of {sorted(known)}"
+            )
+        if key in out:
+            raise UsageError(f"--grid {key} given twice; the rule is one axis per field")
+        out[key] = [_value(key, v, item) for v in values.split(",")]
+    return out
+
+
+def _value(key: str, text: str, item: str) -> Any:
+    if key in _STRINGS:
+        return text
+    if key in _BOOLS:
+        if text not in ("true", "false"):
+            raise UsageError(f"--grid {item!r}: {text!r}; the rule is true or false")
+        return text == "true"
+    try:
+        val = int(text) if key in _INTS else float(text)
+    except ValueError:
+        kind = "an integer" if key in _INTS else "a number"
+        raise UsageError(f"--grid {item!r}: {text!r} is not {kind}") from None
+    if isinstance(val, float) and not math.isfinite(val):
+        raise UsageError(f"--grid {item!r}: {text!r}; the rule is a finite number")
+    return val
+
+
+def default_axes(method: str) -> tuple[dict[str, list], dict[str, Any]]:
+    """The grid of a bare algorithm: sequential R = 1, 2, 4; federated M = 2, K = 1, 2, R = 1, 2, 4."""
+    from rates.worstcase.methods import METHODS
+
+    m = METHODS[method]
+    base: dict[str, Any] = {"eta": 0.1 if m.federated else 1.0}
+    if m.smooth_only:
+        base["psi"] = "zero"
+    if not m.federated:
+        return {"R": [1, 2, 4]}, {**base, "M": 1, "K": 1}
+    return {"K": [1, 2], "R": [1, 2, 4]}, {**base, "M": 2, "zeta": 1.0}
+
+
+def cmd_worstcase(args: argparse.Namespace) -> int:
+    """Compute the worst cases of a theorem target or an algorithm and print them with the bound."""
+    from rates.worstcase.methods import METHODS
+    from verify.worstcase import NOT_EXPRESSED, TARGETS
+
+    if args.target == "list":
+        for name, t in TARGETS.items():
+            print(f"{name:<20} {t.theorem:<15} {t.base['method']:<12} {'; '.join(t.notes)[:80]}")
+        print("algorithms: " + ", ".join(METHODS))
+        print("not expressed: " + "; ".join(f"{k} ({v})" for k, v in NOT_EXPRESSED.items()))
+        return 0
+    if args.target not in TARGETS and args.target not in METHODS:
+        raise UsageError(
+            f"worstcase target {args.target!r} is unknown; the rule is a theorem target {sorted(TARGETS)} "
+            f"or an algorithm {sorted(METHODS)}"
+        )
+    grid = parse_grid(args.grid)
+    session = _open(args)
+    try:
+        if args.target in TARGETS:
+            return _theorem(args, grid, session)
+        return _algorithm(args, grid, session)
+    finally:
+        session.store.close()
+        session.executor.close()
+
+
+def _open(args: argparse.Namespace) -> Any:
+    from reports.cli_report import _session
+
+    return _session(args)
+
+
+def _theorem(args: argparse.Namespace, grid: dict[str, list], session: Any) -> int:
+    from verify.worstcase import tightness
+
+    out = tightness(args.target, quick=not args.full, session=session, overrides=grid or None)
+    if args.json:
+        print(json.dumps(out, indent=1, default=str))
+    else:
+        print_tightness(out)
+    return 0 if out["status"] in ("consistent", "known disagreement") else 1
+
+
+def print_tightness(out: dict[str, Any]) -> None:
+    """The table: per grid point the bound, the worst case, the measured run and their ratios."""
+    print(f"{out['name']}: {out['method']} against {out['theorem']} terms {out['terms']} ({out['relation']})")
+    for note in out["notes"]:
+        print(f"  note: {note}")
+    head = (
+        f"  {'K':>2} {'R':>3} {'eta_c':>7} {'eta_s':>7} {'zeta':>5} {'bound':>10} {'worst':>11} {'ratio':>8}"
+    )
+    print(head + f" {'measured':>10} {'meas/worst':>10} {'c_het':>7} {'solver':<20} {'s':>5}")
+    for r in out["rows"]:
+        worst = "unbounded" if r["status"] == "unbounded" else _f(r["worst"], 11)
+        chet = r.get("c_" + str(out.get("het_term")))
+        print(
+            f"  {r['K']:>2} {r['R']:>3} {r['eta_c']:>7.3g} {r['eta_s']:>7.3g} {r['zeta']:>5.3g} "
+            f"{r['bound']:>10.4g} "
+            f"{worst:>11} {_f(r['ratio'], 8)} {_f(r.get('measured'), 10)} "
+            f"{_f(r.get('measured_over_worst'), 10)} {_f(chet, 7)} {r['solver']:<20} {r['seconds']:>5.1f}"
+        )
+    for key, v in out["verdicts"].items():
+        print(f"  {key}: {v['status'].upper()} — {v['rule']}: {v['reason']}")
+    print(f"{out['name']}: {out['status']}")
+
+
+def _algorithm(args: argparse.Namespace, grid: dict[str, list], session: Any) -> int:
+    from verify.worstcase import algorithm_grid, algorithm_worst_cases
+
+    axes, base = default_axes(args.target)
+    axes = {**axes, **grid}
+    base = {k: v for k, v in base.items() if k not in axes}
+    specs = algorithm_grid(args.target, axes, base)
+    rows = algorithm_worst_cases(specs, session)
+    if args.json:
+        print(json.dumps(rows, indent=1, default=str))
+    else:
+        print(f"{args.target}: worst case of {specs[0].metric} over the class, per grid point")
+        for s, r in zip(specs, rows, strict=True):
+            value = "unbounded" if r.get("status") == "unbounded" else _f(r.get("value"), 12)
+            print(
+                f"  M={s.M} K={s.K} R={s.R} eta={s.eta:g} eta_s={s.eta_s:g} zeta={s.zeta:g} psi={s.psi}: "
+                f"{value} [{r.get('status')}, {r.get('solver')}, {r.get('seconds', 0):.1f} s, "
+                f"instance dimension {r.get('dimension')}] {r.get('error', '')}"
+            )
+    return 1 if any(r.get("status") not in ("optimal", "unbounded") for r in rows) else 0
+
+
+def _f(x: Any, width: int) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "—".rjust(width)
+    return f"{float(x):>{width}.4g}"
