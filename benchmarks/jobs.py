@@ -35,6 +35,8 @@ def main() -> None:
              wall([sys.executable, "-c", "import numpy, scipy, cvxpy"])),
             ("fcocheck validate all --quick", 20.0, wall([*CLI, "validate", "all", "--quick"])),
             ("fcocheck check --quick", 30.0, wall([*CLI, "check", "--quick", "--out", f"{tmp}/check"])),
+            ("fcocheck worstcase fco-4.3 --quick", 60.0,
+             wall([*CLI, "worstcase", "fco-4.3", "--quick", "--store", f"{tmp}/w.sqlite"])),
             ("fcocheck report --quick (empty store)", 180.0,
              wall([*CLI, "report", "--quick", "--out", out, "--store", store])),
             ("fcocheck report --quick (reusing it)", None,

@@ -17,8 +17,8 @@ from typing import Any
 
 from rates.catalog import THEOREMS
 from reports.draw import draw
-from reports.model import ExperimentBlock, Report, ReproductionBlock, TheoremSection
-from reports.plotdata import experiment_figure, reproduction_figure
+from reports.model import ExperimentBlock, Report, ReproductionBlock, TheoremSection, TightnessBlock
+from reports.plotdata import experiment_figure, reproduction_figure, tightness_figure
 from solvers import algorithms
 from solvers.engine.trace import jsonable
 from verify.experiments import EXPERIMENTS
@@ -28,12 +28,14 @@ from verify.reproductions import fco, fedcanon
 from verify.reproductions.base import failed_reproduction
 from verify.sweep.executors import cores
 from verify.sweep.session import Session
+from verify.worstcase import REPORT_STEPS, REPORT_TARGETS, TARGETS, tightness_many
 
 REPRODUCTIONS = ("fco-fig3", "fco-curse", "fco-fig4", "fedcanon-table3", "fedcanon-fig1")
 
 
-def _theorems(results: dict[str, dict[str, Any]], figures: dict[str, tuple[str | None, str]]
-              ) -> list[TheoremSection]:
+def _theorems(
+    results: dict[str, dict[str, Any]], figures: dict[str, tuple[str | None, str]]
+) -> list[TheoremSection]:
     by: dict[str, list[ExperimentBlock]] = {}
     for name, res in results.items():
         stem, caption = figures.get(name, (None, ""))
@@ -80,9 +82,31 @@ def _reproduce(session: Session, names: tuple[str, ...], quick: bool, seed: int)
     return reps
 
 
+def _tightness(session: Session, quick: bool, figdir: Path, errors: list[str]) -> list[TightnessBlock]:
+    """The worst-case tightness studies (quick: ``REPORT_TARGETS``; full: all), each with its figure."""
+    names = list(REPORT_TARGETS) if quick else list(TARGETS)
+    try:
+        payloads = tightness_many(names, quick, session, cap=REPORT_STEPS if quick else None)
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # a failing study is reported, never a crash of the report
+        errors.append(f"worst-case studies: {type(exc).__name__}: {exc}")
+        return []
+    blocks = []
+    for res in payloads:
+        fig = tightness_figure(res)
+        blocks.append(
+            TightnessBlock(res, draw(fig, figdir)[0].stem if fig else None, fig.caption if fig else "")
+        )
+    return blocks
+
+
 def _job_errors(kind: str, payloads: dict[str, dict[str, Any]]) -> list[str]:
-    return [f"{kind} {name}: {p.get('error', 'error')}" for name, p in payloads.items()
-            if p.get("status") == "error" and "error" in p]
+    return [
+        f"{kind} {name}: {p.get('error', 'error')}"
+        for name, p in payloads.items()
+        if p.get("status") == "error" and "error" in p
+    ]
 
 
 def _git() -> str | None:
@@ -150,6 +174,7 @@ def build(
     algs: list[str] | None = None,
     reproductions: tuple[str, ...] = REPRODUCTIONS,
     budget: str | None = None,
+    worstcase: bool = True,
 ) -> Report:
     """Run or reuse everything, draw every figure, and return the report (not yet rendered)."""
     start = time.perf_counter()
@@ -164,15 +189,18 @@ def build(
     write_files(conf, out)
     reps = _reproduce(session, reproductions, quick, seed)
     figdir = out / "figures"
+    tight = _tightness(session, quick, figdir, errors) if worstcase else []
+    constants = {b.result["name"]: b.result["verdicts"]["tightness"]["evidence"].get("c_max") for b in tight}
     figures: dict[str, tuple[str | None, str]] = {}
     for name, res in results.items():
-        fig = experiment_figure(res)
+        fig = experiment_figure(res, constants.get(res.get("theorem", "")))
         figures[name] = (draw(fig, figdir)[0].stem, fig.caption) if fig else (None, "")
     blocks = []
     for rep in reps:
         fig = reproduction_figure(rep)
-        blocks.append(ReproductionBlock(rep, draw(fig, figdir)[0].stem if fig else None,
-                                        fig.caption if fig else ""))
+        blocks.append(
+            ReproductionBlock(rep, draw(fig, figdir)[0].stem if fig else None, fig.caption if fig else "")
+        )
     cells = [c for payload in conf.values() for c in payload.get("cells", [])]
     report = Report(
         mode,
@@ -183,6 +211,7 @@ def build(
         algorithms=algs,
         property_rules={p: text for p, (_, text) in PROPERTIES.items()},
         reproductions=blocks,
+        tightness=tight,
         errors=errors,
     )
     report.provenance = provenance(session, quick, seed, time.perf_counter() - start, budget)

@@ -80,7 +80,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     session = _session(args)
     out.mkdir(parents=True, exist_ok=True)
     try:
-        report = build(session, out, quick, args.seed, names, algs, reps, budget)
+        report = build(session, out, quick, args.seed, names, algs, reps, budget,
+                       worstcase=not args.no_worstcase)
     except KeyboardInterrupt:
         print(
             "fcocheck: interrupted; finished runs and jobs are in the store — run the same command to resume",

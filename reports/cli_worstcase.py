@@ -81,11 +81,17 @@ def cmd_worstcase(args: argparse.Namespace) -> int:
             f"or an algorithm {sorted(METHODS)}"
         )
     grid = parse_grid(args.grid)
+    if args.target in TARGETS:  # the grid is validated before the store opens: bad input writes nothing
+        from verify.worstcase import plan
+
+        work: Any = plan(args.target, not args.full, grid or None)
+    else:
+        work = _algorithm_grid(args.target, grid)
     session = _open(args)
     try:
         if args.target in TARGETS:
-            return _theorem(args, grid, session)
-        return _algorithm(args, grid, session)
+            return _theorem(args, work, session)
+        return _algorithm(args, work, session)
     finally:
         session.store.close()
         session.executor.close()
@@ -97,10 +103,10 @@ def _open(args: argparse.Namespace) -> Any:
     return _session(args)
 
 
-def _theorem(args: argparse.Namespace, grid: dict[str, list], session: Any) -> int:
-    from verify.worstcase import tightness
+def _theorem(args: argparse.Namespace, p: Any, session: Any) -> int:
+    from verify.worstcase import compute, judge
 
-    out = tightness(args.target, quick=not args.full, session=session, overrides=grid or None)
+    out = judge(p, compute([p], session), not args.full)
     if args.json:
         print(json.dumps(out, indent=1, default=str))
     else:
@@ -131,13 +137,17 @@ def print_tightness(out: dict[str, Any]) -> None:
     print(f"{out['name']}: {out['status']}")
 
 
-def _algorithm(args: argparse.Namespace, grid: dict[str, list], session: Any) -> int:
-    from verify.worstcase import algorithm_grid, algorithm_worst_cases
+def _algorithm_grid(method: str, grid: dict[str, list]) -> list[Any]:
+    from verify.worstcase import algorithm_grid
 
-    axes, base = default_axes(args.target)
+    axes, base = default_axes(method)
     axes = {**axes, **grid}
-    base = {k: v for k, v in base.items() if k not in axes}
-    specs = algorithm_grid(args.target, axes, base)
+    return algorithm_grid(method, axes, {k: v for k, v in base.items() if k not in axes})
+
+
+def _algorithm(args: argparse.Namespace, specs: list[Any], session: Any) -> int:
+    from verify.worstcase import algorithm_worst_cases
+
     rows = algorithm_worst_cases(specs, session)
     if args.json:
         print(json.dumps(rows, indent=1, default=str))

@@ -44,6 +44,15 @@ class ReproductionBlock:
 
 
 @dataclass
+class TightnessBlock:
+    """A worst-case (PEP) tightness study: its payload (``verify.worstcase.judge``) and figure stem."""
+
+    result: dict[str, Any]
+    figure: str | None
+    caption: str = ""
+
+
+@dataclass
 class Report:
     """Everything rendered."""
 
@@ -55,6 +64,7 @@ class Report:
     algorithms: list[str] = field(default_factory=list)
     property_rules: dict[str, str] = field(default_factory=dict)
     reproductions: list[ReproductionBlock] = field(default_factory=list)
+    tightness: list[TightnessBlock] = field(default_factory=list)
     provenance: dict[str, Any] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
 
@@ -77,6 +87,7 @@ class Report:
                 for p in self.property_rules
             },
             "reproductions": count([b.rep.status for b in self.reproductions]),
+            "tightness": count([b.result["status"] for b in self.tightness]),
             "errors": len(self.errors),
         }
 
@@ -101,6 +112,14 @@ class Report:
                 {"name": b.rep.name, "status": b.rep.status, "findings": [vars(f) for f in b.rep.findings]}
                 for b in self.reproductions
             ],
+            "tightness": {
+                b.result["name"]: {
+                    "status": b.result["status"],
+                    "verdicts": {k: v["status"] for k, v in b.result["verdicts"].items()},
+                    "c_max": b.result["verdicts"]["tightness"]["evidence"].get("c_max"),
+                }
+                for b in self.tightness
+            },
             "errors": self.errors,
             "provenance": self.provenance,
         }

@@ -130,6 +130,8 @@ def add_report_commands(sub: Any) -> None:
     r.add_argument("--reproduction", action="append", default=[],
                    help="only these reproductions (repeatable; 'none' skips them)")
     r.add_argument("--budget", default=None, help="conformance budget (quick | full | thorough | N cases)")
+    r.add_argument("--no-worstcase", action="store_true",
+                   help="skip the worst-case (PEPit) tightness studies")
     add_executor_options(r)
     _cmd(r, "reports.cli_report:cmd_report")
     s = sub.add_parser("sweep", help="run a sweep file (grid × seeds) into the results store, resumably",

@@ -62,8 +62,10 @@ def _caption(result: dict[str, Any], spec: dict[str, Any]) -> str:
         text = f"{spec['ylabel']} against {spec['xlabel']} on log–log axes ({spread}, solid)"
         if fit:
             lo, hi = fit["ci"]
-            text += (f"; the fitted slope {fit['slope']:.3g}, 95% CI [{lo:.3g}, {hi:.3g}], over the fitted "
-                     "range (dashed)")
+            text += (
+                f"; the fitted slope {fit['slope']:.3g}, 95% CI [{lo:.3g}, {hi:.3g}], over the fitted "
+                "range (dashed)"
+            )
         if s.get("predicted") is not None:
             text += f"; the theorem's slope {s['predicted']:g} through the fit's midpoint (dotted)"
         if s.get("bound") is not None:
@@ -71,16 +73,21 @@ def _caption(result: dict[str, Any], spec: dict[str, Any]) -> str:
         return text + "."
     if kind == "bound":
         C = float(spec.get("C", 1))
-        return (f"{spec['ylabel']} against {spec['xlabel']} ({spread}, solid), the published tuned rate "
-                f"with constants 1 (dash-dot) and scaled by the smallest constant C = {C:.3g} that covers "
-                "the measurement (dotted).")
+        return (
+            f"{spec['ylabel']} against {spec['xlabel']} ({spread}, solid), the published tuned rate "
+            f"with constants 1 (dash-dot) and scaled by the smallest constant C = {C:.3g} that covers "
+            "the measurement (dotted)."
+        )
     if kind == "scatter":
-        return (f"Each run: {spec['ylabel']} against {spec['xlabel']}; the dashed diagonal is LHS = RHS, "
-                "and a point below it satisfies the inequality.")
+        return (
+            f"Each run: {spec['ylabel']} against {spec['xlabel']}; the dashed diagonal is LHS = RHS, "
+            "and a point below it satisfies the inequality."
+        )
     if kind == "bars":
         return f"{spec['ylabel']} per method, log scale; the dashed line is the tolerance of the rule."
-    return (f"{spec['ylabel']} by round (solid) with the fitted geometric decay over the judged window "
-            "(dashed).")
+    return (
+        f"{spec['ylabel']} by round (solid) with the fitted geometric decay over the judged window (dashed)."
+    )
 
 
 def band(Y: Any, quantiles: tuple[float, float] = QUANTILES) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -137,8 +144,12 @@ def slope_lines(series: dict[str, Any]) -> list[Line]:
     return lines
 
 
-def experiment_figure(result: dict[str, Any]) -> Figure | None:
-    """The figure of one theorem experiment from its ``plot`` spec (None when it has none)."""
+def experiment_figure(result: dict[str, Any], worst_constant: float | None = None) -> Figure | None:
+    """The figure of one theorem experiment from its ``plot`` spec (None when it has none).
+
+    ``worst_constant``: the smallest constant covering the theorem's PEP worst cases (``verify.worstcase``);
+    when given, the bound is also drawn scaled by it, beside the bound with constants 1.
+    """
     spec = result.get("measured", {}).get("plot")
     if not spec:
         return None
@@ -162,6 +173,15 @@ def experiment_figure(result: dict[str, Any]) -> Figure | None:
             panel.lines.append(
                 Line("tuned rate (constants 1)", _floats(s["x"]), _floats(s["bound"]), style="bound")
             )
+            if worst_constant:
+                panel.lines.append(
+                    Line(
+                        f"{worst_constant:.3g} × tuned rate (worst-case constant, PEP)",
+                        _floats(s["x"]),
+                        _floats(worst_constant * np.asarray(s["bound"])),
+                        style="reference",
+                    )
+                )
     elif kind == "scatter":
         s = spec["series"][0]
         panel.kind, panel.logx = "scatter", True
@@ -190,6 +210,62 @@ def experiment_figure(result: dict[str, Any]) -> Figure | None:
     return Figure(result["name"], result["name"], [panel], _caption(result, spec))
 
 
+def tightness_figure(result: dict[str, Any]) -> Figure | None:
+    """Bound, worst case (PEP) and measured run against R, one panel per K with at least two R values."""
+    rows = [r for r in result["rows"] if r.get("status") == "optimal" and r.get("worst") is not None]
+    ks = sorted({r["K"] for r in rows if sum(q["K"] == r["K"] for q in rows) >= 2})
+    if not ks:
+        return None
+    c = result["verdicts"]["tightness"]["evidence"].get("c_max")
+    panels = []
+    for k in ks:
+        pts = sorted((r for r in rows if r["K"] == k), key=lambda r: (r["eta_c"], r["R"]))
+        eta = pts[-1]["eta_c"]
+        pts = [r for r in pts if r["eta_c"] == eta]
+        x = _floats([r["R"] for r in pts])
+        panel = Panel(
+            f"{result['name']}: K = {k}, η_c = {eta:g}",
+            "rounds R",
+            result["theorem"] + " LHS",
+            logx=True,
+            logy=True,
+        )
+        panel.lines.append(Line("bound, C = 1", x, _floats([r["bound"] for r in pts]), style="bound"))
+        if c:
+            panel.lines.append(
+                Line(
+                    f"bound, C = {c:.3g} (worst case)",
+                    x,
+                    _floats([c * r["bound"] for r in pts]),
+                    style="predicted",
+                )
+            )
+        panel.lines.append(
+            Line("worst case (PEP)", x, _floats([r["worst"] for r in pts]), style="fit")
+        )
+        if any(r.get("measured") is not None for r in pts):
+            panel.lines.append(
+                Line(
+                    "measured",
+                    x,
+                    _floats([r.get("measured") if r.get("measured") is not None else np.nan for r in pts]),
+                )
+            )
+        panels.append(panel)
+    measured = any(r.get("measured") is not None for r in rows)
+    caption = (
+        f"{result['name']} against rounds R, one panel per K: the theorem's deterministic terms with every "
+        "constant 1 (grey dash-dot) and scaled by the smallest constant that covers every worst case on the "
+        f"grid (red dotted); the exact worst case of {result['method']} over the function class, computed by "
+        "performance estimation with PEPit (black dashed)"
+        + ("; the implementation run on an instance of the class at the same constants (solid)"
+           if measured else "")
+        + "."
+    )
+    stem = "tightness-" + result["name"].replace("/", "-")
+    return Figure(stem, result["name"], panels, caption)
+
+
 def reproduction_figure(rep: Any) -> Figure | None:
     """Panels of a reproduction: one per declared metric (split by label group when asked)."""
     if not rep.panels:
@@ -207,11 +283,15 @@ def reproduction_figure(rep: Any) -> Figure | None:
     if pattern:
         panels.append(Panel("sparsity pattern, last round", "coordinate", "", kind="pattern", data=pattern))
     metrics = ", ".join(dict.fromkeys(spec["ylabel"] for spec in rep.panels))
-    caption = (f"{rep.title}: {metrics} by round, one solid line per method (the median over seeds, with "
-               "the 10–90% band where there are several seeds)")
+    caption = (
+        f"{rep.title}: {metrics} by round, one solid line per method (the median over seeds, with "
+        "the 10–90% band where there are several seeds)"
+    )
     if pattern:
-        caption += ("; last panel: per coordinate, the fraction of clients whose iterate is non-zero (grey "
-                    "level) and the non-zero coordinates of each server model (black)")
+        caption += (
+            "; last panel: per coordinate, the fraction of clients whose iterate is non-zero (grey "
+            "level) and the non-zero coordinates of each server model (black)"
+        )
     return Figure(rep.name, rep.title, panels, caption + ".")
 
 

@@ -36,8 +36,13 @@ def _figure(out: Path, stem: str | None, caption: str, embed: bool) -> dict[str,
 
 def _check(c: dict[str, Any]) -> dict[str, Any]:
     power = c.get("evidence", {}).get("power", {})
-    return {"status": c["status"], "rule": readable(c["rule"]), "reason": readable(c["reason"]),
-            "rejects": power.get("rejects", []), "misses": list(power.get("misses", {}))}
+    return {
+        "status": c["status"],
+        "rule": readable(c["rule"]),
+        "reason": readable(c["reason"]),
+        "rejects": power.get("rejects", []),
+        "misses": list(power.get("misses", {})),
+    }
 
 
 def _theorem(out: Path, t: Any, embed: bool) -> dict[str, Any]:
@@ -46,32 +51,120 @@ def _theorem(out: Path, t: Any, embed: bool) -> dict[str, Any]:
     exps = []
     for b in t.experiments:
         res = b.result
-        exps.append({"name": res["name"], "status": res["status"], "design": readable(res["design"]),
-                     "seconds": f"{res['seconds']:.1f}", "checks": [_check(c) for c in res["checks"]],
-                     "notes": [readable(n) for n in res.get("notes", [])],
-                     "figure": _figure(out, b.figure, b.caption, embed)})
-    return {"name": t.name, "title": readable(t.title), "citation": readable(t.citation), "status": t.status,
-            "statement": latex["bound"], "tuned": latex.get("tuned"), "conditions": list(t.conditions),
-            "assumptions": [readable(a) for a in thm.assumptions], "experiments": exps}
+        exps.append(
+            {
+                "name": res["name"],
+                "status": res["status"],
+                "design": readable(res["design"]),
+                "seconds": f"{res['seconds']:.1f}",
+                "checks": [_check(c) for c in res["checks"]],
+                "notes": [readable(n) for n in res.get("notes", [])],
+                "figure": _figure(out, b.figure, b.caption, embed),
+            }
+        )
+    return {
+        "name": t.name,
+        "title": readable(t.title),
+        "citation": readable(t.citation),
+        "status": t.status,
+        "statement": latex["bound"],
+        "tuned": latex.get("tuned"),
+        "conditions": list(t.conditions),
+        "assumptions": [readable(a) for a in thm.assumptions],
+        "experiments": exps,
+    }
+
+
+def _not_expressed() -> list[dict[str, str]]:
+    from verify.worstcase import NOT_EXPRESSED
+
+    return [{"what": readable(k), "why": readable(v)} for k, v in NOT_EXPRESSED.items()]
 
 
 def _invariant(c: dict[str, Any]) -> dict[str, Any]:
-    return {"column": c["column"], "algorithm": c["algorithm"], "expect": c["expect"],
-            "outcome": c["outcome"], "ok": c["ok"], "examples": c["examples"],
-            "counterexample": c.get("counterexample"),
-            "size": c.get("size"), "detail": shorten(readable(c["detail"]), EVIDENCE_CHARS)}
+    return {
+        "column": c["column"],
+        "algorithm": c["algorithm"],
+        "expect": c["expect"],
+        "outcome": c["outcome"],
+        "ok": c["ok"],
+        "examples": c["examples"],
+        "counterexample": c.get("counterexample"),
+        "size": c.get("size"),
+        "detail": shorten(readable(c["detail"]), EVIDENCE_CHARS),
+    }
 
 
 def _reproduction(out: Path, b: Any, embed: bool) -> dict[str, Any]:
     rep = b.rep
     table = [{k: _number(v) for k, v in row.items()} for row in rep.table]
-    return {"name": rep.name, "title": readable(rep.title), "cite": readable(rep.cite),
-            "design": readable(rep.design), "status": rep.status,
-            "box": STATUS_CLASS.get(rep.status, rep.status).replace(" ", "-"),
-            "findings": [{"status": f.status, "claim": readable(f.claim), "evidence": readable(f.evidence)}
-                         for f in rep.findings],
-            "table": table, "columns": list(table[0]) if table else [],
-            "notes": [readable(n) for n in rep.notes], "figure": _figure(out, b.figure, b.caption, embed)}
+    return {
+        "name": rep.name,
+        "title": readable(rep.title),
+        "cite": readable(rep.cite),
+        "design": readable(rep.design),
+        "status": rep.status,
+        "box": STATUS_CLASS.get(rep.status, rep.status).replace(" ", "-"),
+        "findings": [
+            {"status": f.status, "claim": readable(f.claim), "evidence": readable(f.evidence)}
+            for f in rep.findings
+        ],
+        "table": table,
+        "columns": list(table[0]) if table else [],
+        "notes": [readable(n) for n in rep.notes],
+        "figure": _figure(out, b.figure, b.caption, embed),
+    }
+
+
+def _tightness(out: Path, b: Any, embed: bool) -> dict[str, Any]:
+    res = b.result
+    tv = res["verdicts"]["tightness"]["evidence"]
+    rows = res["rows"]
+    het = [
+        r.get("c_" + str(res.get("het_term")))
+        for r in rows
+        if r.get("c_" + str(res.get("het_term"))) is not None
+    ]
+    meas = [r["measured_over_worst"] for r in rows if r.get("measured_over_worst") is not None]
+    table = [
+        {
+            "K": r["K"],
+            "R": r["R"],
+            "η_c": _number(float(r["eta_c"])),
+            "η_s": _number(float(r["eta_s"])),
+            "ζ": _number(float(r["zeta"])),
+            "bound": _number(float(r["bound"])),
+            "worst case": "unbounded" if r["status"] == "unbounded" else _number(r.get("worst")),
+            "ratio": _number(r.get("ratio")),
+            "measured": _number(r.get("measured")),
+            "measured / worst": _number(r.get("measured_over_worst")),
+        }
+        for r in rows
+    ]
+    return {
+        "name": res["name"],
+        "theorem": res["theorem"],
+        "method": res["method"],
+        "status": res["status"],
+        "relation": res["relation"],
+        "terms": ", ".join(res["terms"]),
+        "c_max": _number(tv.get("c_max")),
+        "c_het": f"{min(het):.3g}–{max(het):.3g}" if het else "—",
+        "measured_max": _number(max(meas)) if meas else "—",
+        "verdicts": [
+            {
+                "name": k,
+                "status": v["status"],
+                "rule": readable(v["rule"]),
+                "reason": shorten(readable(v["reason"]), 2 * EVIDENCE_CHARS),
+            }
+            for k, v in res["verdicts"].items()
+        ],
+        "notes": [readable(n) for n in res.get("notes", [])],
+        "table": table,
+        "columns": list(table[0]) if table else [],
+        "figure": _figure(out, b.figure, b.caption, embed),
+    }
 
 
 def view(r: Report, out: Path, embed: bool) -> dict[str, Any]:
@@ -79,13 +172,18 @@ def view(r: Report, out: Path, embed: bool) -> dict[str, Any]:
     by = {(c["algorithm"], c["column"]): c for c in r.properties}
     matrix = [{"algorithm": a, "cells": [by.get((a, p)) for p in r.property_rules]} for a in r.algorithms]
     return {
-        "mode": r.mode, "seed": r.seed, "summary": r.summary(),
+        "mode": r.mode,
+        "seed": r.seed,
+        "summary": r.summary(),
         "generated": r.provenance.get("generated", ""),
         "theorems": [_theorem(out, t, embed) for t in r.theorems],
         "invariants": [_invariant(c) for c in r.invariants],
         "properties": [{"name": p, "rule": readable(t)} for p, t in r.property_rules.items()],
-        "matrix": matrix, "rules": r.provenance.get("rules", {}),
+        "matrix": matrix,
+        "rules": r.provenance.get("rules", {}),
         "reproductions": [_reproduction(out, b, embed) for b in r.reproductions],
+        "tightness": [_tightness(out, b, embed) for b in r.tightness],
+        "not_expressed": _not_expressed() if r.tightness else [],
         "errors": [readable(e) for e in r.errors],
         "bibliography": [{"n": i + 1, **vars(p)} for i, p in enumerate(BIBLIOGRAPHY)],
         "provenance": r.provenance,

@@ -143,7 +143,8 @@ def test_the_real_worst_cases_reject_a_bound_of_the_wrong_shape():
         w = worst_case(PepSpec("feddualavg", M=2, K=k, R=1, eta=0.25, zeta=0.0))
         points.append({"L": 1.0, "B": 0.5, "zeta": 0.0, "M": 2, "K": k, "R": 1, "eta_c": 0.25, "eta_s": 1.0,
                        "status": w.status, "worst": w.value})
-    assert tightness_verdict("lesssim", tightness_rows(wrong, points, ("optimisation",))).status == INCONSISTENT
+    bad = tightness_verdict("lesssim", tightness_rows(wrong, points, ("optimisation",)))
+    assert bad.status == INCONSISTENT
     ok = tightness_verdict("lesssim", tightness_rows(right, points, ("optimisation", "heterogeneity")))
     assert ok.status != INCONSISTENT
     assert sp.simplify(right.term("optimisation") - B / (eta_c * K * R)) == 0

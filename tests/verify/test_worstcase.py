@@ -50,7 +50,8 @@ def test_printed_fedmid_is_a_documented_disagreement_confirmed_by_its_averaging_
 def test_a_documented_cause_that_its_diagnostic_does_not_confirm_stays_inconsistent():
     rows = [{"status": "unbounded", "worst": None}, {"status": "unbounded", "worst": None}]
     assert confirm_known(rows, [{"status": "optimal", "value": 1.0}] * 2)
-    assert not confirm_known(rows, [{"status": "optimal", "value": 1.0}, {"status": "unbounded", "value": None}])
+    twins = [{"status": "optimal", "value": 1.0}, {"status": "unbounded", "value": None}]
+    assert not confirm_known(rows, twins)
     bounded = [{"status": "optimal", "worst": 2.0}, {"status": "unbounded", "worst": None}]
     assert not confirm_known(bounded, [{"status": "optimal", "value": 1.0}] * 2)
 
@@ -95,7 +96,8 @@ def test_cli_prints_the_table_and_exits_by_the_verdict(tmp_path, capsys):
      (["K=1", "K=2"], "given twice"), (["K=30"], "the rule is ≤ 24")],
 )
 def test_cli_bad_grid_exits_2_naming_the_rule(tmp_path, capsys, grid, needle):
-    rc = main(["worstcase", "fco-4.3", "--grid", *grid, "--store", str(tmp_path / "s.sqlite"), "--workers", "1"])
+    store = str(tmp_path / "s.sqlite")
+    rc = main(["worstcase", "fco-4.3", "--grid", *grid, "--store", store, "--workers", "1"])
     assert rc == 2
     assert needle in capsys.readouterr().err
 
