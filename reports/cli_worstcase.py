@@ -160,6 +160,9 @@ def _algorithm(args: argparse.Namespace, specs: list[Any], session: Any) -> int:
                 f"{value} [{r.get('status')}, {r.get('solver')}, {r.get('seconds', 0):.1f} s, "
                 f"instance dimension {r.get('dimension')}] {r.get('error', '')}"
             )
+            if r.get("instance"):
+                inst = r["instance"]
+                print(f"      worst instance (relative to w*): w0 = {inst['w0']}, output = {inst['out']}")
     return 1 if any(r.get("status") not in ("optimal", "unbounded") for r in rows) else 0
 
 

@@ -231,11 +231,11 @@ def start_at(reference_w: Any, B: float, seed: int = 0) -> Any:
     return np.asarray(reference_w) + u * np.sqrt(2 * B) / np.linalg.norm(u)
 
 
-def pep_job(spec: dict[str, Any]) -> dict[str, Any]:
-    """One worst case (a session ``Job``): ``WorstCase.as_dict()`` plus ``status``."""
+def pep_job(spec: dict[str, Any], instance: bool = False) -> dict[str, Any]:
+    """One worst case (a session ``Job``): ``WorstCase.as_dict()`` (with the worst instance if asked)."""
     from rates.worstcase.solve import worst_case
 
-    return worst_case(PepSpec(**spec)).as_dict()
+    return worst_case(PepSpec(**spec), instance).as_dict()
 
 
 def measured_job(spec: dict[str, Any]) -> dict[str, Any]:
@@ -424,10 +424,10 @@ def algorithm_worst_cases(specs: list[PepSpec], session: Any = None) -> list[dic
     """The worst case of each spec (``WorstCase.as_dict()``), cached through ``session``."""
     from verify.sweep.session import Job
 
-    jobs = [Job("pep:" + s.key, pep_job, (s.as_dict(),)) for s in specs]
+    jobs = [Job("pep+instance:" + s.key, pep_job, (s.as_dict(), True)) for s in specs]
     bare = Plan(Target("algorithm", "", {}, {}, {}, ()), specs, [], jobs)
     results = compute([bare], session)
-    return [results["pep:" + s.key] for s in specs]
+    return [results["pep+instance:" + s.key] for s in specs]
 
 
 def confirm_known(rows: list[dict[str, Any]], twins: list[dict[str, Any]]) -> bool:

@@ -13,7 +13,7 @@ import contextlib
 import io
 import time
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,7 @@ SOLVERS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("SCS", {"eps": 1e-7, "max_iters": 200_000}),
 )
 _GOOD = {"optimal", "optimal_inaccurate"}
+SHOW_DIMENSION = 3
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,8 @@ class WorstCase:
         gram_size: side of the Gram matrix; constraints: number of scalar constraints.
         dimension: numerical rank of the optimal Gram matrix (the worst instance lives in ℝ^dimension).
         error: the solver's message when status is ``failed``.
+        instance: when dimension ≤ ``SHOW_DIMENSION``, the worst instance's w0 and output as
+            coordinates relative to w* in an orthonormal basis of ℝ^dimension (else empty).
 
     """
 
@@ -56,6 +59,7 @@ class WorstCase:
     constraints: int
     dimension: int
     error: str = ""
+    instance: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON form (``nan`` as None)."""
@@ -64,14 +68,34 @@ class WorstCase:
         return out
 
 
-def worst_case(spec: PepSpec) -> WorstCase:
-    """The worst case of ``spec`` (validated first; raises ``InvalidWorstCaseError`` on bad input)."""
+def worst_case(spec: PepSpec, instance: bool = False) -> WorstCase:
+    """The worst case of ``spec`` (validated first; raises ``InvalidWorstCaseError`` on bad input).
+
+    ``instance``: also look for a low-dimensional worst instance (PEPit's trace heuristic: a second
+    SDP minimising tr G at the optimal value) and return it when its dimension ≤ ``SHOW_DIMENSION``.
+    """
     check_spec(spec, METHODS)
     t0 = time.perf_counter()
     setting = declare(spec)
     program = METHODS[spec.method].run(setting, spec)
     setting.pep.set_performance_metric(_metric(setting, program, spec))
-    return _solve(setting, spec, t0)
+    result = _solve(setting, spec, t0, instance)
+    if result.status == "optimal" and 0 < result.dimension <= SHOW_DIMENSION:
+        result = replace(result, instance=_instance(setting, program, result.dimension))
+    return result
+
+
+def _instance(s: Setting, prog: Program, dim: int) -> dict[str, Any]:
+    """w0 and the output relative to w*, in the top ``dim`` principal directions of the Gram factor."""
+    try:
+        pts = {"w0": s.w0.eval(), "out": prog.out.eval(), "w_star": s.w_star.eval()}
+    except Exception:  # PEPit could not recover the points: nothing to show, the value stands
+        return {}
+    X = np.stack([np.asarray(v, dtype=float).ravel() for v in pts.values()])
+    X = X - X[-1]
+    _, _, Vt = np.linalg.svd(X, full_matrices=False)
+    coords = X @ Vt[:dim].T
+    return {"relative_to": "w_star", "w0": coords[0].round(6).tolist(), "out": coords[1].round(6).tolist()}
 
 
 def _metric(s: Setting, prog: Program, spec: PepSpec) -> Any:
@@ -89,9 +113,11 @@ def _metric(s: Setting, prog: Program, spec: PepSpec) -> Any:
     return gap
 
 
-def _solve(s: Setting, spec: PepSpec, t0: float) -> WorstCase:
+def _solve(s: Setting, spec: PepSpec, t0: float, low_rank: bool = False) -> WorstCase:
     errors = []
     for name, options in SOLVERS:
+        if low_rank:
+            options = {**options, "dimension_reduction_heuristic": "trace"}
         try:
             with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
                 warnings.simplefilter("ignore")

@@ -148,3 +148,10 @@ def test_the_real_worst_cases_reject_a_bound_of_the_wrong_shape():
     ok = tightness_verdict("lesssim", tightness_rows(right, points, ("optimisation", "heterogeneity")))
     assert ok.status != INCONSISTENT
     assert sp.simplify(right.term("optimisation") - B / (eta_c * K * R)) == 0
+
+
+def test_the_worst_instance_is_shown_when_low_dimensional():
+    w = worst_case(PepSpec("pgm", M=1, K=1, R=1, eta=1.0, L=1.0, B=0.5), instance=True)
+    assert w.value == pytest.approx(0.25, rel=1e-6)
+    assert w.dimension == 1 and len(w.instance["w0"]) == 1
+    assert abs(w.instance["w0"][0]) == pytest.approx(1.0, rel=1e-4)  # the start sits on ½‖w0 − w*‖² = B
