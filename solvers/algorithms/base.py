@@ -92,7 +92,8 @@ class RoundLog:
             for uniform weights, the (1/M) Σ_m of Lemma 4.4–4.5); empty when not defined.
         counts: oracle calls and floats communicated.
         steps: per-local-step arrays (only with ``record_steps``): ``dual_shadow``
-            (K+1, dim), ``grad_avg`` (K, dim), ``shadow_primal`` (K, dim).
+            (K+1, dim), ``grad_avg`` (K, dim), ``shadow_primal`` (K, dim), ``client_duals``
+            (K, |S_r|, dim) for the dual family.
         extra: algorithm-specific scalars (control-variate sums, ...).
 
     """

@@ -99,8 +99,10 @@ def dual_local(env: Env, kern: Kernel, rng: np.random.Generator, z: Array, weigh
     Z = np.repeat(z[None, :], kern.size, axis=0)
     disc = np.zeros(K)
     terms = np.zeros_like(z)
-    shadow, gavg, prim = [z.copy()], [], []
+    shadow, gavg, prim, duals = [z.copy()], [], [], []
     for k in range(K):
+        if env.record_steps:
+            duals.append(Z.copy())
         W = client_map(Z, k)
         G = env.oracle.grads(kern, W, rng)
         if k > 0:
@@ -116,7 +118,7 @@ def dual_local(env: Env, kern: Kernel, rng: np.random.Generator, z: Array, weigh
     steps = {}
     if env.record_steps:
         steps = {"dual_shadow": np.array(shadow), "grad_avg": np.array(gavg),
-                 "shadow_primal": np.array(prim)}
+                 "shadow_primal": np.array(prim), "client_duals": np.array(duals)}
     return LocalRun(Z, disc, terms, steps)
 
 

@@ -12,7 +12,8 @@ Array conventions (R = rounds completed):
 * per round, length R: ``discrepancy`` (mean over local steps), ``participants``,
   ``sampled`` (R, P) under partial participation, algorithm extras;
 * per local step (``record="step"``): ``dual_shadow`` (R, K+1, dim), ``grad_avg`` (R, K, dim),
-  ``shadow_primal`` (R, K, dim), ``discrepancy_steps`` (R, K).
+  ``shadow_primal`` (R, K, dim), ``discrepancy_steps`` (R, K), and for the dual family
+  ``client_duals`` (R, K, |S_r|, dim): every sampled client's dual state where it queries its gradient.
 """
 
 from __future__ import annotations

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from verify.invariants import controls, fco, oracles, reductions, seed004
+from verify.invariants import controls, fco, logged, oracles, reductions, seed004
 from verify.invariants.base import Invariant, expected
 
 INVARIANTS: dict[str, Invariant] = {
-    inv.name: inv for module in (seed004, fco, controls, reductions, oracles) for inv in module.INVARIANTS
+    inv.name: inv
+    for module in (seed004, fco, logged, controls, reductions, oracles)
+    for inv in module.INVARIANTS
 }
 
 
