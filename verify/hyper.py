@@ -120,4 +120,12 @@ def hyper_strategy(alg: Any, L: float, L_sample: float) -> Strategy:
     own = getattr(alg, "hyper_strategy", None)
     if own is not None:
         return own(L, L_sample)
+    if alg.name not in HYPER:
+        from solvers.errors import InvalidAlgorithmError
+
+        raise InvalidAlgorithmError(
+            f"algorithm {alg.name!r} has no hyper_strategy and names no registry entry (equivalent_to); "
+            "the rule is register(..., hyper_strategy=lambda L, L_sample: st.fixed_dictionaries({...})) "
+            "drawing hyper-parameters within the method's conditions (e.g. eta_c ≤ 1/(4L))"
+        )
     return HYPER[alg.name](L, L_sample)

@@ -254,8 +254,8 @@ def verdict(check: SuiteCheck, ev: Evidence, alg: Algorithm) -> bool:
     """Whether a check's evidence is acceptable (required checks must hold or be n/a)."""
     expects = getattr(alg, "expects", {}) or {}
     prop = check.name.removeprefix("property-")
-    if prop in expects:
-        return ev.outcome == expects[prop] or ev.outcome == NA
+    if prop in expects:  # an expectation the search could not evaluate (n/a) is not met
+        return ev.outcome == expects[prop]
     return not check.required or ev.outcome != FAILS
 
 

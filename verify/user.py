@@ -81,6 +81,8 @@ def register(
         raise InvalidAlgorithmError(
             f"{name!r} is a registry entry; the rule is a new name for your algorithm"
         )
+    _check_callables(name, init, round, hyper)
+    _check_options(name, equivalent_to, options)
     if equivalent_to is not None:
         ref = algorithms.get(equivalent_to)
         defaults = {
@@ -102,3 +104,47 @@ def register(
         equivalent_to=equivalent_to,
         **options,
     )
+
+
+def _check_callables(name: str, init: Callable, round: Callable, hyper: type) -> None:  # noqa: A002
+    """``init(problem, hp, w0, rng)``, ``round(state, hp, env, rng, clients)``, a dataclass ``hyper``."""
+    import dataclasses
+    import inspect
+
+    for label, fn, arity, form in (
+        ("init", init, 4, "init(problem, hp, w0, rng) -> State"),
+        ("round", round, 5, "round(state, hp, env, rng, clients) -> (State, RoundLog)"),
+    ):
+        if not callable(fn):
+            raise InvalidAlgorithmError(f"{name}: {label} = {fn!r} is not callable; the rule is {form}")
+        try:
+            inspect.signature(fn).bind(*range(arity))
+        except TypeError:
+            raise InvalidAlgorithmError(
+                f"{name}: {label}{inspect.signature(fn)} cannot take {arity} positional arguments; "
+                f"the rule is {form}"
+            ) from None
+        except ValueError:  # builtins without a signature: accepted as they are
+            pass
+    if not (isinstance(hyper, type) and dataclasses.is_dataclass(hyper)):
+        raise InvalidAlgorithmError(
+            f"{name}: hyper = {hyper!r}; the rule is a frozen dataclass of hyper-parameters with check()"
+        )
+
+
+def _check_options(name: str, equivalent_to: str | None, options: dict[str, Any]) -> None:
+    """A strategy to draw hyper-parameters from, and ``expects`` naming properties A–D as holds/fails."""
+    from verify.properties import PROPERTIES
+
+    if equivalent_to is None and options.get("hyper_strategy") is None:
+        raise InvalidAlgorithmError(
+            f"{name}: no hyper_strategy and no equivalent_to; the rule is "
+            "hyper_strategy=lambda L, L_sample: st.fixed_dictionaries({...}) drawing hyper-parameters "
+            "within the method's conditions (or equivalent_to='a registry entry' to borrow its strategy)"
+        )
+    for prop, outcome in (options.get("expects") or {}).items():
+        if prop not in PROPERTIES or outcome not in ("holds", "fails"):
+            raise InvalidAlgorithmError(
+                f"{name}: expects[{prop!r}] = {outcome!r}; the rule is a property of {sorted(PROPERTIES)} "
+                "mapped to 'holds' or 'fails'"
+            )

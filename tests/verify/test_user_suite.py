@@ -52,3 +52,46 @@ def test_the_pytest_plugin_collects_the_suite_and_fails_the_broken_algorithm(pyt
     assert outcomes.get("failed") == 1, result.stdout.str()
     assert outcomes.get("passed") == 17, result.stdout.str()  # 9 checks of the good one, 8 of the bad
     result.stdout.fnmatch_lines(["*my-scaffold-steps::equivalent-to-scaffold*"])
+
+
+def _fedavg_parts():
+    from solvers import algorithms
+
+    ref = algorithms.get("fedavg")
+    return ref.init, ref.round, ref.hyper
+
+
+def test_a_missing_hyper_strategy_is_a_clear_error_at_registration():
+    init, rnd, hyper = _fedavg_parts()
+    with pytest.raises(InvalidAlgorithmError, match="no hyper_strategy and no equivalent_to; the rule is"):
+        register("my-prox", init=init, round=rnd, hyper=hyper)
+
+
+def test_wrong_signatures_and_hyper_types_are_refused_naming_the_contract():
+    init, rnd, hyper = _fedavg_parts()
+    with pytest.raises(InvalidAlgorithmError, match=r"round\(state, hp, env, rng, clients\)"):
+        register("my-a", init=init, round=lambda state, hp: None, hyper=hyper, equivalent_to="fedavg")
+    with pytest.raises(InvalidAlgorithmError, match=r"init\(problem, hp, w0, rng\)"):
+        register("my-b", init="init", round=rnd, hyper=hyper, equivalent_to="fedavg")
+    with pytest.raises(InvalidAlgorithmError, match="frozen dataclass"):
+        register("my-c", init=init, round=rnd, hyper=dict, equivalent_to="fedavg")
+
+
+def test_expects_must_name_a_property_and_an_outcome():
+    init, rnd, hyper = _fedavg_parts()
+    with pytest.raises(InvalidAlgorithmError, match=r"expects\['E'\]"):
+        register("my-d", init=init, round=rnd, hyper=hyper, equivalent_to="fedavg", expects={"E": "holds"})
+    with pytest.raises(InvalidAlgorithmError, match="'yes'"):
+        register("my-e", init=init, round=rnd, hyper=hyper, equivalent_to="fedavg", expects={"A": "yes"})
+
+
+def test_an_expectation_that_fails_or_was_never_evaluated_is_not_met():
+    from verify.evidence import FAILS, HOLDS, NA, Evidence
+    from verify.suite import SuiteCheck, verdict
+
+    init, rnd, hyper = _fedavg_parts()
+    alg = register("my-f", init=init, round=rnd, hyper=hyper, equivalent_to="fedavg", expects={"A": "holds"})
+    check = SuiteCheck("property-A", True, lambda: None)
+    assert verdict(check, Evidence("A", HOLDS), alg)
+    assert not verdict(check, Evidence("A", FAILS), alg)
+    assert not verdict(check, Evidence("A", NA), alg)  # not evaluated: the claim is unsupported
