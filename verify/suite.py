@@ -34,6 +34,7 @@ from verify.invariants.base import IDENTITY_TOL, guarded, relative
 from verify.invariants.controls import identity_scale
 from verify.optimum import optimum, state_at_optimum
 from verify.properties import PROPERTIES, check_property
+from verify.relations import client_permutation, client_split, reduction, shrinks_with
 from verify.search import search
 from verify.strategies import Case, cases, instance_specs, run_options
 
@@ -227,6 +228,18 @@ def suite(alg: Algorithm, budget: str | int = "quick") -> list[SuiteCheck]:
                 _searched("equivalence", alg, lambda c: equivalence(alg, c), budget, _equivalence_cases(alg)),
             )
         )
+    if alg.family == "federated":
+        for rel, fn in (("client-permutation", client_permutation), ("client-split", client_split)):
+            run_rel = _searched(rel, alg, lambda c, f=fn: f(alg, c), budget, _equivalence_cases(alg))
+            checks.append(SuiteCheck(rel, True, run_rel))
+    for fld in getattr(alg, "shrinks_with", ()) or ():
+        check = lambda c, f=fld: shrinks_with(alg, c, f)  # noqa: E731
+        name = f"shrinks-with-{fld}"
+        checks.append(SuiteCheck(name, True, _searched(name, alg, check, budget, _equivalence_cases(alg))))
+    for changes, target, hp_map in getattr(alg, "reduces_to", ()) or ():
+        name = f"reduces-to-{target}"
+        check = lambda c, ch=changes, t=target, m=hp_map: reduction(alg, c, ch, t, m)  # noqa: E731
+        checks.append(SuiteCheck(name, True, _searched(name, alg, check, budget, _equivalence_cases(alg))))
     checks.append(
         SuiteCheck(
             "logged-identities",

@@ -1,0 +1,47 @@
+"""Relations without a reference implementation: a user's FedProx (no twin) and its planted bugs."""
+
+from __future__ import annotations
+
+import pytest
+
+from solvers import algorithms
+from tests.verify.fedprox_variants import variant
+from verify.evidence import FAILS, HOLDS
+from verify.relations import client_permutation, client_split
+from verify.search import search
+from verify.suite import _equivalence_cases, run_suite
+
+
+def _failed(bug):
+    return {check.name: ev for check, ev, ok in run_suite(variant(bug)) if not ok}
+
+
+def test_a_correct_fedprox_passes_every_required_check():
+    checks = {check.name: ev for check, ev, _ in run_suite(variant(None))}
+    assert {"client-permutation", "client-split", "shrinks-with-mu", "reduces-to-fedavg"} <= set(checks)
+    assert _failed(None) == {}
+    assert checks["client-split"].outcome == HOLDS and checks["shrinks-with-mu"].outcome == HOLDS
+
+
+@pytest.mark.parametrize(
+    ("bug", "caught_by"),
+    [
+        ("sign", {"shrinks-with-mu"}),
+        ("average", {"client-permutation", "client-split", "reduces-to-fedavg"}),
+        ("uniform", {"client-split"}),
+        ("step", {"reduces-to-fedavg"}),
+    ],
+)
+def test_each_planted_fedprox_bug_is_caught_with_a_shrunk_counterexample(bug, caught_by):
+    failed = _failed(bug)
+    assert caught_by <= set(failed), {k: v.detail for k, v in failed.items()}
+    for name in caught_by:
+        assert failed[name].outcome == FAILS and "counterexample (shrunk)" in failed[name].detail
+
+
+@pytest.mark.parametrize("name", ["fedavg", "feddualavg", "scaffold", "fedcanon"])
+def test_registry_methods_respect_the_relations(name):
+    alg = algorithms.get(name)
+    for fn in (client_permutation, client_split):
+        found = search(_equivalence_cases(alg), lambda c, f=fn: f(alg, c), 10)
+        assert found.outcome == HOLDS, found.evidence

@@ -1,0 +1,177 @@
+"""Relations that need no reference implementation: what any federated method must respect.
+
+Each relation runs the algorithm twice on two presentations of **one** optimisation problem and
+compares the server iterates (exact gradients, full participation, relative tolerance
+``IDENTITY_TOL``).  The instance has clients of unequal sizes weighted p_m = n_m/n (seed 004 eq. 8),
+so a method that weighs clients uniformly changes the problem when a client is split:
+
+* ``client-permutation``: reordering the clients (data and weights together) changes nothing;
+  a server that keeps one client's model instead of the weighted average fails;
+* ``client-split`` (methods with ``local_steps``, at K = 1, where a round depends on the clients
+  only through ∇F = Σ p_m ∇F_m): splitting one client's rows into two clients with their own n_m/n
+  weights changes nothing; uniform weights or an unweighted average fail;
+* ``shrinks-with-X`` (declared, ``shrinks_with=("mu",)``): on the pooled one-client problem, one round's
+  move ‖w_1 − w_0‖ does not grow when hyper-parameter X doubles (a proximal or damping weight);
+  a flipped proximal sign fails;
+* ``reduces-to-X`` (declared by the algorithm, ``reduces_to=[(hp_changes, "registry-name", hp_map)]``):
+  with those hyper-parameters its iterates equal the registry entry's (noisy oracle and client
+  sampling, same seed) — e.g. FedProx at μ = 0 is FedAvg; a forgotten local step fails.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from solvers import algorithms
+from solvers.engine import run
+from solvers.problem import Problem, sample_weights
+from verify.cases import build
+from verify.evidence import Evidence, bounded, not_applicable
+from verify.invariants.base import IDENTITY_TOL, relative
+from verify.strategies import Case
+
+ROUNDS = 4
+#: Registry entries whose rounds draw client-indexed randomness beyond the oracle (seed 004 Alg. 3–4:
+#: a random permutation of each client's rows), so reordering clients reorders their draws.
+CLIENT_RANDOMNESS = frozenset({"fsvrg", "naive-fsvrg"})
+#: Registry entries whose round at K = 1 sees the clients only through ∇F = Σ p_m ∇F_m (a user's
+#: algorithm declares ``split_invariant=True``).  Not FedMiD (avg ∘ prox ≠ prox ∘ avg), FedDR/FedADMM
+#: (local proximal problems), one-shot averaging (each client's own minimiser).
+SPLIT_AT_K1 = frozenset(
+    {
+        "fedavg",
+        "fedavg-subgrad",
+        "fedcanon",
+        "fedcanon2",
+        "feddualavg",
+        "feddualavg-osp",
+        "fedmid-osp",
+        "scaffold",
+        "za1",
+    }
+)
+
+
+def weighted(p: Problem) -> Problem:
+    """The instance with unequal client sizes (client m keeps n − m rows, at least 2), p_m = n_m/n."""
+    X = tuple(x[: max(2, x.shape[0] - m)] for m, x in enumerate(p.X))
+    y = tuple(t[: max(2, t.shape[0] - m)] for m, t in enumerate(p.y))
+    n = np.array([x.shape[0] for x in X])
+    return dataclasses.replace(p, X=X, y=y, weights=sample_weights(n), weighting="samples")
+
+
+def permuted(p: Problem, order: np.ndarray) -> Problem:
+    """The same problem with its clients in ``order``."""
+    return dataclasses.replace(
+        p, X=tuple(p.X[i] for i in order), y=tuple(p.y[i] for i in order), weights=p.weights[order]
+    )
+
+
+def split(p: Problem, m: int) -> Problem:
+    """Client m's rows as two clients (first half, second half), every weight n_m/n again."""
+    half = p.X[m].shape[0] // 2
+    X = p.X[:m] + (p.X[m][:half], p.X[m][half:]) + p.X[m + 1 :]
+    y = p.y[:m] + (p.y[m][:half], p.y[m][half:]) + p.y[m + 1 :]
+    n = np.array([x.shape[0] for x in X])
+    return dataclasses.replace(p, X=X, y=y, weights=sample_weights(n))
+
+
+def _run(alg: Any, p: Problem, hp: dict, **kw: Any):
+    opts = {"rounds": ROUNDS, "oracle": "exact", "seed": 0, "reference": False, **kw}
+    return run(alg, p, hp, **opts)
+
+
+def _same(name: str, a, b, detail: str) -> Evidence:
+    if a.status != "completed" or b.status != "completed":
+        return not_applicable(name, f"a run did not complete ({a.status}, {b.status}); {detail}")
+    resid = relative(a["server_w"] - b["server_w"], a["server_w"])
+    return bounded(
+        name,
+        resid,
+        IDENTITY_TOL,
+        f"max relative difference of the server iterates {resid:.2e} (rule ≤ {IDENTITY_TOL:g}); {detail}",
+    )
+
+
+def client_permutation(alg: Any, case: Case) -> Evidence:
+    """Reversed client order (data and weights together): the same iterates."""
+    if alg.name in CLIENT_RANDOMNESS or not getattr(alg, "permutation_invariant", True):
+        return not_applicable("client-permutation", f"{alg.name} draws client-indexed randomness")
+    p = weighted(build(case.spec))
+    if p.M < 2:
+        return not_applicable("client-permutation", "one client: nothing to permute")
+    order = np.arange(p.M)[::-1]
+    return _same(
+        "client-permutation",
+        _run(alg, p, case.hp),
+        _run(alg, permuted(p, order), case.hp),
+        f"clients reversed, sizes {p.n.tolist()}, weights n_m/n; {case.describe()}",
+    )
+
+
+def client_split(alg: Any, case: Case) -> Evidence:
+    """At K = 1 one client split in two (weights n_m/n): the same iterates."""
+    if not (alg.name in SPLIT_AT_K1 or getattr(alg, "split_invariant", False)):
+        return not_applicable("client-split", f"{alg.name} does not declare that K = 1 sees only ∇F")
+    if "local_steps" not in {f.name for f in dataclasses.fields(alg.hyper)}:
+        return not_applicable("client-split", f"{alg.name} has no local_steps hyper-parameter")
+    p = weighted(build(case.spec))
+    m = int(np.argmax(p.n))
+    if p.n[m] < 2:
+        return not_applicable("client-split", "every client has one row: nothing to split")
+    hp = {**case.hp, "local_steps": 1}
+    return _same(
+        "client-split",
+        _run(alg, p, hp),
+        _run(alg, split(p, m), hp),
+        f"client {m} ({p.n[m]} rows) split in two at K = 1, sizes {p.n.tolist()}; {case.describe()}",
+    )
+
+
+def reduction(alg: Any, case: Case, changes: dict, target: str, hp_map: Any = None) -> Evidence:
+    """With ``changes`` the iterates equal registry entry ``target``'s (noisy oracle, sampling, same seed)."""
+    name = f"reduces-to-{target}"
+    hp = {**case.hp, **changes}
+    ref_hp = hp_map(hp) if hp_map else hp
+    kw = {"oracle": case.oracle, "seed": case.seed, "participation": case.participation}
+    p = build(case.spec)
+    return _same(
+        name,
+        _run(alg, p, hp, **kw),
+        _run(algorithms.get(target), p, ref_hp, **kw),
+        f"{alg.name} with {changes} against {target}; {case.describe()}",
+    )
+
+
+def pooled(p: Problem) -> Problem:
+    """Every row on one client (weight 1): the same F, no heterogeneity."""
+    X = (np.vstack(p.X),)
+    y = (np.concatenate(p.y),)
+    return dataclasses.replace(p, X=X, y=y, weights=np.ones(1), weighting="uniform")
+
+
+def shrinks_with(alg: Any, case: Case, field: str) -> Evidence:
+    """One round's move on the pooled problem at X/2 and at X: the larger weight moves no further."""
+    name = f"shrinks-with-{field}"
+    value = float(case.hp.get(field, 0.0))
+    if value <= 0:
+        return not_applicable(name, f"{field} = {value}: nothing to compare")
+    p = pooled(build(case.spec))
+    w0 = p.zero()
+    moves = []
+    for v in (value / 2, value):
+        t = run(alg, p, {**case.hp, field: v}, rounds=1, oracle="exact", seed=0, reference=False, w0=w0)
+        if t.status != "completed":
+            return not_applicable(name, f"a run did not complete ({t.status}); {case.describe()}")
+        moves.append(float(np.linalg.norm(t["server_w"][1] - w0)))
+    grow = (moves[1] - moves[0]) / max(moves[0], 1e-300)
+    return bounded(
+        name,
+        max(grow, 0.0),
+        IDENTITY_TOL,
+        f"one-round move {moves[0]:.4g} at {field} = {value / 2:.3g} and {moves[1]:.4g} at {value:.3g} "
+        f"(rule: no growth beyond {IDENTITY_TOL:g} relative); {case.describe()}",
+    )
