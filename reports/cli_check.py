@@ -11,13 +11,15 @@ import argparse
 import json
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 from reports.cli_common import UsageError
 from solvers import algorithms
 from solvers.errors import FcocheckError
-from verify.conformance import Cell, Conformance, cells, collect, plan
+from verify.conformance import Cell, Conformance, collect, plan, unit_cells, units
 from verify.properties import PROPERTIES, R_A, R_O1, TOL_A, TOL_O1
+from verify.sweep.executors import make_executor
 
 
 def _short(cell: Cell, notes: list[str]) -> str:
@@ -83,17 +85,26 @@ def cmd_check(args: argparse.Namespace) -> int:
     log.write_text("")
     budget = "quick" if args.quick else args.budget
     _, algs = plan(names)
-    done: list[Cell] = []
+    todo = units(names)
+    done: dict[tuple[str, str], list[Cell]] = {}
     start = time.perf_counter()
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers {args.workers}; the rule is at least 1")
+    ex = make_executor(args.workers)
+    task = partial(unit_cells, budget=budget, out=str(out), seed=args.seed)
     try:
-        for cell in cells(names, budget, out, args.seed):
-            done.append(cell)
+        for unit, rows in ex.imap(task, todo):  # units finish in any order; each is logged at once
+            done[unit] = [Cell(**r) for r in rows]
             with log.open("a") as fh:
-                fh.write(json.dumps(cell.as_dict(), default=str) + "\n")
+                for r in rows:
+                    fh.write(json.dumps(r, default=str) + "\n")
     except KeyboardInterrupt:
-        print(f"fcocheck: interrupted after {len(done)} cells (kept in {log})", file=sys.stderr)
+        kept = sum(map(len, done.values()))
+        print(f"fcocheck: interrupted after {kept} cells (kept in {log})", file=sys.stderr)
         return 130
-    res = collect(iter(done), [a.name for a in algs])
+    finally:
+        ex.close()
+    res = collect((c for u in todo if u in done for c in done[u]), [a.name for a in algs])
     if args.json:
         print(json.dumps({**res.as_dict(), "seconds": time.perf_counter() - start}, indent=1, default=str))
     else:

@@ -101,6 +101,8 @@ def add_check_command(sub: Any) -> None:
     c.add_argument("--seed", type=int, default=0, help="seed of the Hypothesis searches")
     c.add_argument("--json", action="store_true")
     c.add_argument("--out", default="out/check", help="directory for check.jsonl and counterexamples/")
+    c.add_argument("--workers", type=int, default=None,
+                   help="processes (default: one per core; 1 = serial in this process)")
     _cmd(c, "reports.cli_check:cmd_check")
 
 

@@ -209,3 +209,26 @@ def conformance(
     """Run everything ``plan`` selects and return the matrix."""
     _, algs = plan(names, extra)
     return collect(cells(names, budget, out, seed, extra), [a.name for a in algs])
+
+
+def units(names: list[str] | None = None) -> list[tuple[str, str]]:
+    """The independent units of a check: ("invariant", name) each, then ("algorithm", name) each."""
+    invs, algs = plan(names)
+    return [("invariant", inv.name) for inv in invs] + [("algorithm", a.name) for a in algs]
+
+
+def unit_cells(unit: tuple[str, str], budget: str | int, out: str | None, seed: int) -> list[dict[str, Any]]:
+    """The cells of one unit as dicts (a picklable task: executors run units in any order, anywhere).
+
+    BLAS is held to one thread, so a cell's bits do not depend on the executor (serial or pool).
+    """
+    from threadpoolctl import threadpool_limits
+
+    from verify.invariants import INVARIANTS
+
+    kind, name = unit
+    target = None if out is None else Path(out) / "counterexamples"
+    with threadpool_limits(1):
+        if kind == "invariant":
+            return [check_invariant(INVARIANTS[name], budget, target, seed).as_dict()]
+        return [c.as_dict() for c in check_properties(algorithms.get(name), budget, target, seed)]

@@ -33,7 +33,8 @@ def test_a_broken_invariant_exits_1_and_is_named(tmp_path, capsys, monkeypatch):
         lambda case: Evidence("planted", "fails", 1.0, 0.0, "planted violation"),
     )
     monkeypatch.setitem(invariants.INVARIANTS, "planted", bad)
-    code = main(["check", "--quick", "--algorithm", "scaffold", "--out", str(tmp_path)])
+    # the planted invariant lives in this process: run the units here (--workers 1)
+    code = main(["check", "--quick", "--algorithm", "scaffold", "--out", str(tmp_path), "--workers", "1"])
     captured = capsys.readouterr()
     assert code == 1 and "planted" in captured.err and "BROKEN" in captured.out
 
