@@ -74,6 +74,8 @@ def render(res: Conformance) -> str:
 def cmd_check(args: argparse.Namespace) -> int:
     """Run the conformance checks and print (or dump) the matrix."""
     names = args.algorithm or None
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers {args.workers}; the rule is at least 1")
     try:
         for n in names or []:
             algorithms.get(n)
@@ -88,8 +90,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     todo = units(names)
     done: dict[tuple[str, str], list[Cell]] = {}
     start = time.perf_counter()
-    if args.workers is not None and args.workers < 1:
-        raise UsageError(f"--workers {args.workers}; the rule is at least 1")
     ex = make_executor(args.workers)
     task = partial(unit_cells, budget=budget, out=str(out), seed=args.seed)
     try:
