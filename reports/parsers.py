@@ -85,6 +85,8 @@ def add_theory_commands(sub: Any) -> None:
     v.add_argument("--problem", metavar="FILE.npz",
                    help="run the experiments that apply to any instance on this one; the others say what "
                         "they need that it lacks")
+    v.add_argument("--workers", type=int, default=None,
+                   help="processes (default: one per core; 1 = serial in this process)")
     v.add_argument("--strict", action="store_true",
                    help="exit 1 when any verdict is inconsistent (documented disagreements pass)")
     _cmd(v, "reports.cli_theory:cmd_validate")

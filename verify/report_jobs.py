@@ -25,6 +25,14 @@ def experiment(name: str, quick: bool, seed: int) -> dict[str, Any]:
     return EXPERIMENTS[name](quick=quick, seed=seed).as_dict()
 
 
+def experiment_one_thread(name: str, quick: bool, seed: int) -> dict[str, Any]:
+    """``experiment`` with BLAS held to one thread (a pool task: same bits on any executor)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        return experiment(name, quick, seed)
+
+
 def _files(root: Path) -> dict[str, str]:
     return {
         str(p.relative_to(root)): base64.b64encode(p.read_bytes()).decode()

@@ -333,6 +333,7 @@ def command_cases() -> list[Case]:
         ("report foreign store", ["report", "--out", "{TMP}/r", "--store", "{STORE}", "--workers", "1"],
          _store("foreign"), "foreign SQLite"),
         ("report quick and full", ["report", "--quick", "--full"], None, "not allowed with"),
+        ("validate workers 0", ["validate", "all", "--quick", "--workers", "0"], None, "--workers 0"),
         ("check workers 0", ["check", "--quick", "--workers", "0", "--out", "{TMP}/c"], None, "--workers 0"),
         # worstcase
         ("worstcase unknown target", ["worstcase", "fco-9.9", "--store", "{TMP}/s.sqlite"], None, "fco-9.9"),
