@@ -111,8 +111,8 @@ def _cell(
 
 
 def check_invariant(inv: Invariant, budget: str | int, out: Path | None, seed: int = 0) -> Cell:
-    """Search one invariant; ``ok`` iff its outcome is the proved one."""
-    found = search(inv.cases(), inv.check, budget, seed)
+    """The explicit examples, then the search; ``ok`` iff the outcome is the proved one."""
+    found = _examples(inv) or search(inv.cases(), inv.check, budget, seed)
     cell = _cell(
         ",".join(inv.algorithms) or "oracles",
         inv.name,
@@ -123,6 +123,15 @@ def check_invariant(inv: Invariant, budget: str | int, out: Path | None, seed: i
     )
     cell.expect, cell.ok = inv.expect, expected(inv, found.outcome)
     return cell
+
+
+def _examples(inv: Invariant) -> Found | None:
+    """The first explicit example that fails (as a ``fails`` result), or None."""
+    for i, case in enumerate(inv.examples() if inv.examples else [], 1):
+        ev = inv.check(case)
+        if ev.outcome == FAILS:
+            return Found(FAILS, case=case, evidence=ev, examples=i)
+    return None
 
 
 def psi_domain(alg: Algorithm) -> tuple[tuple[str, ...], list[str]]:
@@ -171,7 +180,9 @@ def plan(
     """The invariants (all, or those touching ``names``) and the algorithms to check."""
     algs = [algorithms.get(n) for n in (names or sorted(algorithms.ALGORITHMS))] + list(extra or [])
     chosen = {a.name for a in algs}
-    invs = [inv for inv in INVARIANTS.values() if names is None or chosen & set(inv.algorithms)]
+    # invariants of shared components (oracles, their moments) guard every algorithm: always included
+    invs = [inv for inv in INVARIANTS.values()
+            if names is None or not inv.algorithms or chosen & set(inv.algorithms)]
     return invs, algs
 
 

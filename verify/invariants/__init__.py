@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from verify.invariants import controls, fco, logged, moments, oracles, reductions, seed004
+from verify.invariants import (
+    controls,
+    counts,
+    fco,
+    logged,
+    moments,
+    oracles,
+    reductions,
+    relational,
+    seed004,
+)
 from verify.invariants.base import Invariant, expected
 
 INVARIANTS: dict[str, Invariant] = {
     inv.name: inv
-    for module in (seed004, fco, logged, controls, reductions, oracles, moments)
+    for module in (seed004, fco, logged, controls, reductions, relational, counts, oracles, moments)
     for inv in module.INVARIANTS
 }
 

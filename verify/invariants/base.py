@@ -37,6 +37,8 @@ class Invariant:
         expect: ``holds`` (an identity) or ``fails`` (a proved non-identity).
         cases: () -> strategy of ``Case``.
         check: Case -> Evidence.
+        examples: () -> explicit cases checked before the search, whatever the seed (coverage that
+            is guaranteed, not drawn: e.g. every regulariser × mirror map).
 
     """
 
@@ -47,6 +49,7 @@ class Invariant:
     expect: str
     cases: Callable[[], st.SearchStrategy]
     check: Callable[[Case], Evidence]
+    examples: Callable[[], list] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """Metadata for listings."""

@@ -107,6 +107,34 @@ def _identities(c: OracleCase) -> Evidence:
     )
 
 
+def grid_examples() -> list[OracleCase]:
+    """Every convex regulariser with every mirror map (and entropy with the unit simplex), fixed points."""
+    v = np.array([1.3, -0.4, 0.05, -2.2])
+    u = np.array([-0.7, 0.9, 1.6, 0.2])
+    psis = [
+        reg.Zero(),
+        reg.L1(0.3),
+        reg.L2Squared(0.7),
+        reg.ElasticNet(0.3, 0.5),
+        reg.GroupLasso(0.3, (0, 0, 1, 1)),
+        reg.Nuclear(0.3, (2, 2)),
+        reg.L1Ball(1.0),
+        reg.L2Ball(1.0),
+        reg.Box(-0.5, 0.5),
+        reg.Simplex(1.0),
+        reg.NonNegative(),
+        reg.Monotone(),
+    ]
+    maps = [mm.Euclidean(), mm.DiagonalQuadratic((0.5, 1.0, 2.0, 4.0)), mm.PNorm(1.5)]
+    out = []
+    for h in maps:
+        for psi in psis:
+            for t in (0.1, 1.3):
+                out.append(OracleCase(h, psi, t, v, u))
+    out.append(OracleCase(mm.Entropy(), reg.Simplex(1.0), 0.5, v, u))
+    return out
+
+
 INVARIANTS = (
     Invariant(
         "oracles",
@@ -116,5 +144,6 @@ INVARIANTS = (
         "holds",
         oracle_cases,
         oracle_identities,
+        grid_examples,
     ),
 )

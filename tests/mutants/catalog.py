@@ -1,0 +1,89 @@
+"""Planted bugs in the project's own code (issue 17): each is a one-line substitution, kept as a patch.
+
+``python -m tests.mutants.make`` regenerates ``tests/mutants/*.patch`` from this table; the slow
+test ``tests/mutants/test_mutants.py`` applies each patch to a copy of the tree and runs
+``fcocheck check --quick`` restricted to the mutant's algorithms.  A mutant is **caught** when the
+check exits non-zero (a broken invariant) or any cell's outcome differs from the unmutated tree's.
+``caught`` records what was measured; a mutant listed as not caught names the missing check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One planted bug: replace ``old`` by ``new`` (exactly once) in ``path``."""
+
+    name: str
+    path: str
+    old: str
+    new: str
+    algorithms: tuple[str, ...]
+    what: str
+    caught: bool = True
+    gap: str = ""
+
+
+MUTANTS = (
+    Mutant("eta-tilde-no-server-step", "solvers/algorithms/base.py",
+           "return eta_s * eta_c * r * K + eta_c * k", "return eta_c * r * K + eta_c * k",
+           ("feddualavg",), "FedDualAvg's η̃ forgets η_s (Alg. 3 line 8)"),
+    Mutant("fedmid-server-t-halved", "solvers/algorithms/fedmid.py",
+           "h, t = env.problem.h, hp.eta_s * hp.eta_c * hp.local_steps",
+           "h, t = env.problem.h, 0.5 * hp.eta_s * hp.eta_c * hp.local_steps",
+           ("fedmid",), "printed FedMiD's server prox weight halved", caught=False,
+           gap="FedMiD is never compared at ψ ≠ 0 with a written-out reference"),
+    Mutant("feddualavg-server-step-ignored", "solvers/algorithms/feddualavg.py",
+           "z_next = state.z + hp.eta_s * delta", "z_next = state.z + delta",
+           ("feddualavg",), "FedDualAvg's server step η_s ignored"),
+    Mutant("primal-delta-unweighted", "solvers/algorithms/primitives.py",
+           "delta = weights @ (local.final - state.w[None, :])",
+           "delta = np.mean(local.final - state.w[None, :], axis=0)",
+           ("fedavg", "fedmid", "fedmid-avg"), "the primal family averages uniformly, not with p̃_m"),
+    Mutant("discrepancy-unsquared", "solvers/algorithms/primitives.py",
+           "return float(weights @ h.dual_norm(zbar[None, :] - Z) ** 2)",
+           "return float(weights @ h.dual_norm(zbar[None, :] - Z))",
+           ("feddualavg",), "the logged discrepancy without its square"),
+    Mutant("prox-count-doubled", "solvers/algorithms/primitives.py",
+           "prox_client=prox_client * S * K,", "prox_client=2 * prox_client * S * K,",
+           ("fedmid",), "client prox calls counted twice"),
+    Mutant("gaussian-noise-unscaled", "solvers/oracles.py",
+           "return G + rng.standard_normal(G.shape) * (self.sigma / np.sqrt(G.shape[1]))",
+           "return G + rng.standard_normal(G.shape) * self.sigma",
+           ("fedavg",), "Gaussian oracle variance dσ² instead of σ²"),
+    Mutant("soft-threshold-halved", "solvers/regularizers/norms.py",
+           "return np.sign(v) * np.maximum(np.abs(v) - tau, 0.0)",
+           "return np.sign(v) * np.maximum(np.abs(v) - 0.5 * tau, 0.0)",
+           ("fedmid",), "ℓ1 prox with half the threshold (the explicit ψ × h grid catches it at any seed)"),
+    Mutant("scaffold-control-sign", "solvers/algorithms/scaffold.py",
+           "c_new = state.c[clients] - state.server[None, :] + (state.w - local.final) / (K * eta_l)",
+           "c_new = state.c[clients] - state.server[None, :] - (state.w - local.final) / (K * eta_l)",
+           ("scaffold",), "SCAFFOLD's control correction with the wrong sign"),
+    Mutant("fedcanon-control-sign", "solvers/algorithms/fedcanon.py",
+           "controls[clients] = g[None, :] - local.grad_sum / K",
+           "controls[clients] = -g[None, :] + local.grad_sum / K",
+           ("fedcanon",), "FedCanon's c_i update (7f) negated"),
+    Mutant("feddr-alpha-ignored", "solvers/algorithms/splitting.py",
+           "Y = state.duals[clients] + hp.alpha * (state.w[None, :] - state.X[clients])",
+           "Y = state.duals[clients] + (state.w[None, :] - state.X[clients])",
+           ("feddr",), "FedDR's relaxation α ignored", caught=False,
+           gap="FedDR is only exercised at α = 1 (issue 17 asks for α ≠ 1)"),
+    Mutant("proxskip-always-communicates", "solvers/algorithms/proxskip.py",
+           "if rng.random() < hp.p:  # θ_t", "if rng.random() < 1.0:  # θ_t",
+           ("scaffnew",), "Scaffnew communicates every step (p ignored)", caught=False,
+           gap="Scaffnew's communication rate has no check (the counts invariant covers the FCO methods, "
+           "FedCanon and SCAFFOLD)"),
+    Mutant("fsvrg-aggregation-unscaled", "solvers/algorithms/svrg.py",
+           "w = state.w + a * delta", "w = state.w + delta",
+           ("fsvrg",), "FSVRG's A = Diag(K/ω_j) dropped", caught=False,
+           gap="FSVRG's S_k and A scalings have no check (the update is zero at w*)"),
+    Mutant("dane-eta-ignored", "solvers/algorithms/dane.py",
+           "a = grads_t - hp.eta * g[None, :]", "a = grads_t - g[None, :]",
+           ("dane",), "DANE's η ignored", caught=False,
+           gap="DANE is only exercised at η = 1 (Proposition 1's setting)"),
+    Mutant("eta-tilde-off-by-one", "solvers/algorithms/base.py",
+           "return eta_s * eta_c * r * K + eta_c * k", "return eta_s * eta_c * r * K + eta_c * (k + 1)",
+           ("feddualavg",), "η̃_{r,k} one local step ahead"),
+)

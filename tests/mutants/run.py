@@ -1,0 +1,74 @@
+"""Apply each planted bug to a copy of the tree and see whether ``fcocheck check --quick`` catches it.
+
+``python -m tests.mutants.run [NAME ...]`` prints one line per mutant: caught (exit code 1, or a cell
+whose outcome differs from the clean tree's) or missed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from tests.mutants.catalog import MUTANTS, Mutant
+from tests.mutants.make import ROOT
+
+PACKAGES = ("solvers", "rates", "verify", "reports")
+
+
+def copy_tree(dest: Path) -> Path:
+    """The four packages (no tests, no caches) under ``dest``."""
+    for pkg in PACKAGES:
+        shutil.copytree(ROOT / pkg, dest / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
+
+
+def check(tree: Path, algorithms: tuple[str, ...], out: Path) -> tuple[int, dict[tuple[str, str], str]]:
+    """Exit code and {(algorithm, column): outcome} of ``check --quick`` on ``tree``."""
+    cmd = [sys.executable, "-m", "reports.cli", "check", "--quick", "--json", "--out", str(out)]
+    for a in algorithms:
+        cmd += ["--algorithm", a]
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
+    try:
+        data = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        return proc.returncode, {("crash", "stderr"): proc.stderr[-300:]}
+    cells = {(c["algorithm"], c["column"]): c["outcome"] for c in data["invariants"] + data["properties"]}
+    return proc.returncode, cells
+
+
+def run_one(m: Mutant) -> dict:
+    """Baseline and mutated matrices for ``m``'s algorithms; what changed."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        clean = copy_tree(tmp / "clean")
+        base_code, base = check(clean, m.algorithms, tmp / "out-clean")
+        bad = copy_tree(tmp / "mutant")
+        patch = ROOT / "tests" / "mutants" / f"{m.name}.patch"
+        subprocess.run(["patch", "-p1", "-s", "-i", str(patch)], cwd=bad, check=True)
+        code, cells = check(bad, m.algorithms, tmp / "out-mutant")
+    changed = sorted(
+        f"{a}:{c} {base.get((a, c))} → {o}" for (a, c), o in cells.items() if base.get((a, c)) != o
+    )
+    return {"name": m.name, "caught": code != base_code or bool(changed), "exit": (base_code, code),
+            "changed": changed}
+
+
+def main(names: list[str]) -> None:
+    chosen = [m for m in MUTANTS if not names or m.name in names]
+    caught = 0
+    for m in chosen:
+        r = run_one(m)
+        caught += r["caught"]
+        mark = "CAUGHT" if r["caught"] else "missed"
+        print(f"{mark:<7} {m.name:<32} exit {r['exit']}  {'; '.join(r['changed'])[:200]}", flush=True)
+    print(f"{caught} of {len(chosen)} caught")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,43 @@
+"""The client-split relation (``verify.relations``) as an invariant of the registry's methods.
+
+For every method whose round at K = 1 sees the clients only through ∇F = Σ p_m ∇F_m, splitting
+one client's rows into two clients with weights n_m/n leaves the iterates unchanged (on an
+instance with unequal client sizes, so uniform weights or an unweighted average fail).
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from solvers import algorithms
+from verify.invariants.base import Invariant, guarded
+from verify.optimum import optimum
+from verify.relations import SPLIT_AT_K1, client_split
+from verify.strategies import Case, instance_specs
+
+
+@st.composite
+def split_cases(draw, name: str) -> Case:
+    """Instances with ≥ 2 clients of ≥ 2 rows, the method's hyper-parameters (K is set to 1)."""
+    from solvers.smoothness import sample_smoothness
+    from verify.cases import build
+    from verify.hyper import hyper_strategy
+
+    spec = draw(instance_specs("general", ("zero", "l2sq", "l1"), min_clients=2).filter(lambda s: s.n >= 2))
+    alg = algorithms.get(name)
+    hp = draw(hyper_strategy(alg, optimum(spec).L_max, sample_smoothness(build(spec))))
+    return Case(spec, hp)
+
+
+INVARIANTS = tuple(
+    Invariant(
+        f"client-split-{name}",
+        "seed 004 eq. (8) (p_m = n_m/n)",
+        f"{name} at K = 1: one client split in two (weights n_m/n) leaves the iterates unchanged",
+        (name,),
+        "holds",
+        lambda n=name: split_cases(n),
+        guarded(f"client-split-{name}", lambda c, n=name: client_split(algorithms.get(n), c)),
+    )
+    for name in sorted(SPLIT_AT_K1)
+)
