@@ -12,12 +12,13 @@ from verify.invariants import (
     reductions,
     relational,
     seed004,
+    written,
 )
 from verify.invariants.base import Invariant, expected
 
 INVARIANTS: dict[str, Invariant] = {
     inv.name: inv
-    for module in (seed004, fco, logged, controls, reductions, relational, counts, oracles, moments)
+    for module in (seed004, fco, written, logged, controls, reductions, relational, counts, oracles, moments)
     for inv in module.INVARIANTS
 }
 
