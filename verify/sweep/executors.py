@@ -120,7 +120,13 @@ class Pool:
                 if suspects and not pending:
                     item = suspects.pop(0)
                     try:
-                        result = self._ex.submit(fn, item).result()
+                        fut = self._ex.submit(fn, item)
+                    except (BrokenProcessPool, OSError):  # broken before the item ran: not its fault
+                        self._restart()
+                        suspects.insert(0, item)
+                        continue
+                    try:
+                        result = fut.result()
                     except BrokenProcessPool:
                         self._restart()
                         result = on_crash(item, "its pool worker died while it ran alone (killed, or out "
@@ -131,7 +137,14 @@ class Pool:
                     item = next(todo, _END)
                     if item is _END:
                         break
-                    pending[self._ex.submit(fn, item)] = item
+                    try:
+                        pending[self._ex.submit(fn, item)] = item
+                    except (BrokenProcessPool, OSError):
+                        # a worker died and the pool broke before it said so (CPython can raise
+                        # OSError "handle is closed" here): in flight and this item become suspects
+                        suspects += [*pending.values(), item]
+                        pending.clear()
+                        self._restart()
                 if not pending:
                     if suspects:
                         continue
