@@ -17,29 +17,20 @@ clients and local steps, exact gradients and full participation, at any ψ, K an
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import strategies as st
 
 from solvers.composite import composite_map
 from verify.cases import build
 from verify.evidence import Evidence, bounded
 from verify.invariants.base import IDENTITY_TOL, Invariant, guarded, relative, trace_of
-from verify.optimum import optimum
-from verify.strategies import Case, instance_specs
+from verify.invariants.logged import dual_cases
+from verify.strategies import Case
 
 ROUNDS = 3
 
 
-@st.composite
-def written_cases(draw) -> Case:
+def written_cases():
     """Any ψ, η_c ≤ 1/(2L), η_s ∈ {1, ½, 2}, K ∈ 1..4, exact gradients, every client."""
-    spec = draw(instance_specs("general", ("zero", "l2sq", "l1")))
-    L = optimum(spec).L_max
-    hp = {
-        "eta_c": draw(st.sampled_from([0.25, 0.1, 0.5])) / L,
-        "eta_s": draw(st.sampled_from([1.0, 0.5, 2.0])),
-        "local_steps": draw(st.integers(1, 4)),
-    }
-    return Case(spec, hp)
+    return dual_cases(exact=True)
 
 
 def _client_grad(p, m: int, w: np.ndarray) -> np.ndarray:
