@@ -71,9 +71,7 @@ MUTANTS = (
            gap="FedDR is only exercised at α = 1 (issue 17 asks for α ≠ 1)"),
     Mutant("proxskip-always-communicates", "solvers/algorithms/proxskip.py",
            "if rng.random() < hp.p:  # θ_t", "if rng.random() < 1.0:  # θ_t",
-           ("scaffnew",), "Scaffnew communicates every step (p ignored)", caught=False,
-           gap="Scaffnew's communication rate has no check (the counts invariant covers the FCO methods, "
-           "FedCanon and SCAFFOLD)"),
+           ("scaffnew",), "Scaffnew communicates every step (p ignored)"),
     Mutant("fsvrg-aggregation-unscaled", "solvers/algorithms/svrg.py",
            "w = state.w + a * delta", "w = state.w + delta",
            ("fsvrg",), "FSVRG's A = Diag(K/ω_j) dropped", caught=False,

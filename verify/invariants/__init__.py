@@ -12,13 +12,26 @@ from verify.invariants import (
     reductions,
     relational,
     seed004,
+    skip,
     written,
 )
 from verify.invariants.base import Invariant, expected
 
 INVARIANTS: dict[str, Invariant] = {
     inv.name: inv
-    for module in (seed004, fco, written, logged, controls, reductions, relational, counts, oracles, moments)
+    for module in (
+        seed004,
+        fco,
+        written,
+        logged,
+        controls,
+        reductions,
+        relational,
+        counts,
+        skip,
+        oracles,
+        moments,
+    )
     for inv in module.INVARIANTS
 }
 
