@@ -30,31 +30,10 @@ from solvers.engine import run
 from solvers.problem import Problem, sample_weights
 from verify.cases import build
 from verify.evidence import Evidence, bounded, not_applicable
-from verify.invariants.base import IDENTITY_TOL, relative
+from verify.invariants.base import IDENTITY_TOL, same_iterates
 from verify.strategies import Case
 
 ROUNDS = 4
-#: Registry entries whose rounds draw client-indexed randomness beyond the oracle (seed 004 Alg. 3–4:
-#: a random permutation of each client's rows), so reordering clients reorders their draws.
-CLIENT_RANDOMNESS = frozenset({"fsvrg", "naive-fsvrg"})
-#: Registry entries whose round at K = 1 sees the clients only through ∇F = Σ p_m ∇F_m (a user's
-#: algorithm declares ``split_invariant=True``).  Not FedMiD (avg ∘ prox ≠ prox ∘ avg), FedDR/FedADMM
-#: (local proximal problems), one-shot averaging (each client's own minimiser).
-SPLIT_AT_K1 = frozenset(
-    {
-        "fedavg",
-        "fedavg-subgrad",
-        "fedcanon",
-        "fedcanon2",
-        "feddualavg",
-        "feddualavg-osp",
-        "fedmid-osp",
-        "scaffold",
-        "za1",
-    }
-)
-
-
 def weighted(p: Problem) -> Problem:
     """The instance with unequal client sizes (client m keeps n − m rows, at least 2), p_m = n_m/n."""
     X = tuple(x[: max(2, x.shape[0] - m)] for m, x in enumerate(p.X))
@@ -84,27 +63,15 @@ def _run(alg: Any, p: Problem, hp: dict, **kw: Any):
     return run(alg, p, hp, **opts)
 
 
-def _same(name: str, a, b, detail: str) -> Evidence:
-    if a.status != "completed" or b.status != "completed":
-        return not_applicable(name, f"a run did not complete ({a.status}, {b.status}); {detail}")
-    resid = relative(a["server_w"] - b["server_w"], a["server_w"])
-    return bounded(
-        name,
-        resid,
-        IDENTITY_TOL,
-        f"max relative difference of the server iterates {resid:.2e} (rule ≤ {IDENTITY_TOL:g}); {detail}",
-    )
-
-
 def client_permutation(alg: Any, case: Case) -> Evidence:
     """Reversed client order (data and weights together): the same iterates."""
-    if alg.name in CLIENT_RANDOMNESS or not getattr(alg, "permutation_invariant", True):
+    if alg.client_randomness:
         return not_applicable("client-permutation", f"{alg.name} draws client-indexed randomness")
     p = weighted(build(case.spec))
     if p.M < 2:
         return not_applicable("client-permutation", "one client: nothing to permute")
     order = np.arange(p.M)[::-1]
-    return _same(
+    return same_iterates(
         "client-permutation",
         _run(alg, p, case.hp),
         _run(alg, permuted(p, order), case.hp),
@@ -114,7 +81,7 @@ def client_permutation(alg: Any, case: Case) -> Evidence:
 
 def client_split(alg: Any, case: Case) -> Evidence:
     """At K = 1 one client split in two (weights n_m/n): the same iterates."""
-    if not (alg.name in SPLIT_AT_K1 or getattr(alg, "split_invariant", False)):
+    if not alg.split_invariant:
         return not_applicable("client-split", f"{alg.name} does not declare that K = 1 sees only ∇F")
     if "local_steps" not in {f.name for f in dataclasses.fields(alg.hyper)}:
         return not_applicable("client-split", f"{alg.name} has no local_steps hyper-parameter")
@@ -123,7 +90,7 @@ def client_split(alg: Any, case: Case) -> Evidence:
     if p.n[m] < 2:
         return not_applicable("client-split", "every client has one row: nothing to split")
     hp = {**case.hp, "local_steps": 1}
-    return _same(
+    return same_iterates(
         "client-split",
         _run(alg, p, hp),
         _run(alg, split(p, m), hp),
@@ -138,7 +105,7 @@ def reduction(alg: Any, case: Case, changes: dict, target: str, hp_map: Any = No
     ref_hp = hp_map(hp) if hp_map else hp
     kw = {"oracle": case.oracle, "seed": case.seed, "participation": case.participation}
     p = build(case.spec)
-    return _same(
+    return same_iterates(
         name,
         _run(alg, p, hp, **kw),
         _run(algorithms.get(target), p, ref_hp, **kw),

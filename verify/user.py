@@ -38,10 +38,6 @@ class UserAlgorithm(Algorithm):
         equivalent_to: a registry name whose iterates this algorithm must reproduce.
         hp_map: maps this algorithm's hyper-parameters to ``equivalent_to``'s (default: same).
         expects: property → ``holds``/``fails`` the user asserts (others are only reported).
-        split_invariant: at K = 1 a round sees the clients only through ∇F = Σ p_m ∇F_m, so
-            splitting a client (weights n_m/n) must not change the iterates (``verify.relations``).
-        permutation_invariant: reordering the clients must not change the iterates (False only for
-            methods that draw client-indexed randomness beyond the oracle).
         shrinks_with: hyper-parameters (proximal or damping weights) that must not enlarge one
             round's move on a single client when doubled.
         reduces_to: declared reductions, each (hp changes, registry name, hp map or None): with those
@@ -54,8 +50,6 @@ class UserAlgorithm(Algorithm):
     equivalent_to: str | None = None
     hp_map: Callable[[dict], dict] | None = None
     expects: dict[str, str] = field(default_factory=dict)
-    split_invariant: bool = False
-    permutation_invariant: bool = True
     reduces_to: tuple = ()
     shrinks_with: tuple[str, ...] = ()
 

@@ -143,6 +143,11 @@ class Algorithm:
             oracle must be ``exact``.
         solves_composite: whether the method targets Φ = F + ψ (False: it ignores ψ as
             published — FedAvg, SCAFFOLD, Scaffnew — and is checked on ψ = 0 only).
+        split_invariant: a round at K = 1 sees the clients only through ∇F = Σ p_m ∇F_m, so
+            splitting a client (weights n_m/n) must leave the iterates unchanged (not FedMiD:
+            avg ∘ prox ≠ prox ∘ avg; not FedDR/FedADMM or one-shot: local subproblems).
+        client_randomness: the rounds draw client-indexed randomness beyond the oracle (FSVRG's
+            per-client permutations), so reordering the clients reorders the draws.
 
     """
 
@@ -159,6 +164,8 @@ class Algorithm:
     check_problem: Callable[[Problem, Any], None] | None = None
     exact_oracle: bool = False
     solves_composite: bool = True
+    split_invariant: bool = False
+    client_randomness: bool = False
 
     @property
     def doc(self) -> str:

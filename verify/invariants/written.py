@@ -33,14 +33,16 @@ def written_cases():
     return dual_cases(exact=True)
 
 
-def _client_grad(p, m: int, w: np.ndarray) -> np.ndarray:
-    W = np.repeat(w[None, :], p.M, axis=0)
-    return p.client_grads(W)[m]
+def _client_grads(p) -> list:
+    """One gradient function per client (its own kernel, built once): w ↦ ∇F_m(w)."""
+    kernels = [p.kernel.subset(np.array([m])) for m in range(p.M)]
+    return [lambda w, k=k: k.grads(w[None, :])[0] for k in kernels]
 
 
 def primal_reference(name: str, p, hp: dict, rounds: int) -> np.ndarray:
     """Server iterates w_0..w_R of FedMiD / FedMiD-avg / FedMiD-OSP, written out."""
     h, psi, eta, eta_s, K = p.h, p.psi, hp["eta_c"], hp["eta_s"], hp["local_steps"]
+    grad = _client_grads(p)
     w = p.zero()
     out = [w]
     for _ in range(rounds):
@@ -48,7 +50,7 @@ def primal_reference(name: str, p, hp: dict, rounds: int) -> np.ndarray:
         for m in range(p.M):
             x = w.copy()
             for _ in range(K):
-                dual = h.grad(x) - eta * _client_grad(p, m, x)
+                dual = h.grad(x) - eta * grad[m](x)
                 x = h.grad_conj(dual) if name == "fedmid-osp" else composite_map(h, psi, dual, eta)
             delta += p.weights[m] * (x - w)
         dual = h.grad(w) + eta_s * delta
@@ -60,6 +62,7 @@ def primal_reference(name: str, p, hp: dict, rounds: int) -> np.ndarray:
 def dual_reference(p, hp: dict, rounds: int) -> np.ndarray:
     """Server iterates of FedDualAvg, written out (η̃_{r,k} = η_sη_c rK + η_c k)."""
     h, psi, eta, eta_s, K = p.h, p.psi, hp["eta_c"], hp["eta_s"], hp["local_steps"]
+    grad = _client_grads(p)
     z = h.grad(p.zero())
     out = [composite_map(h, psi, z, 0.0)]
     for r in range(rounds):
@@ -68,7 +71,7 @@ def dual_reference(p, hp: dict, rounds: int) -> np.ndarray:
             zm = z.copy()
             for k in range(K):
                 x = composite_map(h, psi, zm, eta_s * eta * r * K + eta * k)
-                zm = zm - eta * _client_grad(p, m, x)
+                zm = zm - eta * grad[m](x)
             delta += p.weights[m] * (zm - z)
         z = z + eta_s * delta
         out.append(composite_map(h, psi, z, eta_s * eta * (r + 1) * K))
