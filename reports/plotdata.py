@@ -144,6 +144,11 @@ def slope_lines(series: dict[str, Any]) -> list[Line]:
     return lines
 
 
+def _scaled(series: dict[str, Any], c: float, label: str, style: str) -> Line:
+    """The series' bound times ``c``."""
+    return Line(label, _floats(series["x"]), _floats(c * np.asarray(series["bound"])), style=style)
+
+
 def experiment_figure(result: dict[str, Any], worst_constant: float | None = None) -> Figure | None:
     """The figure of one theorem experiment from its ``plot`` spec (None when it has none).
 
@@ -162,26 +167,11 @@ def experiment_figure(result: dict[str, Any], worst_constant: float | None = Non
         C = float(spec.get("C", 1.0))
         for s in spec["series"]:
             panel.lines.append(measured_line(s["label"], s["x"], s["Y"]))
-            panel.lines.append(
-                Line(
-                    f"{C:.3g} × tuned rate",
-                    _floats(s["x"]),
-                    _floats(C * np.asarray(s["bound"])),
-                    style="predicted",
-                )
-            )
-            panel.lines.append(
-                Line("tuned rate (constants 1)", _floats(s["x"]), _floats(s["bound"]), style="bound")
-            )
+            panel.lines.append(_scaled(s, C, f"{C:.3g} × tuned rate", "predicted"))
+            panel.lines.append(_scaled(s, 1.0, "tuned rate (constants 1)", "bound"))
             if worst_constant:
-                panel.lines.append(
-                    Line(
-                        f"{worst_constant:.3g} × tuned rate (worst-case constant, PEP)",
-                        _floats(s["x"]),
-                        _floats(worst_constant * np.asarray(s["bound"])),
-                        style="reference",
-                    )
-                )
+                label = f"{worst_constant:.3g} × tuned rate (worst-case constant, PEP)"
+                panel.lines.append(_scaled(s, worst_constant, label, "reference"))
     elif kind == "scatter":
         s = spec["series"][0]
         panel.kind, panel.logx = "scatter", True

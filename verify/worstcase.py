@@ -196,14 +196,8 @@ def target_specs(
 
     axes = {**(target.quick if quick else target.full), **(overrides or {})}
     cap = cap or (QUICK_STEPS if quick else MAX_CLIENT_STEPS)
-    keys = list(axes)
     specs = []
-    for values in itertools.product(*(axes[k] for k in keys)):
-        point = dict(zip(keys, values, strict=True))
-        try:
-            spec = PepSpec(**{**target.base, **point})
-        except TypeError as exc:
-            raise InvalidWorstCaseError(f"grid {point}: {exc}; the rule is fields of PepSpec") from None
+    for spec in _grid(target.base, axes):
         if not overrides and spec.M * spec.K * spec.R > cap:
             continue
         if target.eta_s_rule == "thm-4.1":
@@ -211,6 +205,18 @@ def target_specs(
             spec = spec.with_(eta_s=1.0 / (4 * spec.eta * spec.K * spec.L))
         specs.append(check_spec(spec, METHODS))
     return specs
+
+
+def _grid(base: dict[str, Any], axes: dict[str, list]) -> list[PepSpec]:
+    """Every point of the product of ``axes`` over ``base`` (an unknown field is a named error)."""
+    keys, out = list(axes), []
+    for values in itertools.product(*(axes[k] for k in keys)):
+        point = dict(zip(keys, values, strict=True))
+        try:
+            out.append(PepSpec(**{**base, **point}))
+        except TypeError as exc:
+            raise InvalidWorstCaseError(f"grid {point}: {exc}; the rule is fields of PepSpec") from None
+    return out
 
 
 def measured_instance(zeta: float) -> tuple[Any, Any]:
@@ -412,12 +418,7 @@ def algorithm_grid(method: str, axes: dict[str, list], base: dict[str, Any] | No
     from rates.worstcase.methods import METHODS
     from rates.worstcase.spec import check_spec
 
-    keys = list(axes)
-    specs = []
-    for values in itertools.product(*(axes[k] for k in keys)):
-        spec = PepSpec(**{"method": method, **(base or {}), **dict(zip(keys, values, strict=True))})
-        specs.append(check_spec(spec, METHODS))
-    return specs
+    return [check_spec(spec, METHODS) for spec in _grid({"method": method, **(base or {})}, axes)]
 
 
 def algorithm_worst_cases(specs: list[PepSpec], session: Any = None) -> list[dict[str, Any]]:
