@@ -217,7 +217,7 @@ def build(
     report.provenance = provenance(session, quick, seed, time.perf_counter() - start, budget)
     report.provenance["rules"] = {
         "A": f"drift ≤ {TOL_A:g} over {R_A} rounds from w*",
-        "B–D": f"relative gap ≤ {TOL_O1:g} after {R_O1} rounds",
+        "B–D": f"relative gap ≤ {TOL_O1:g} (a solution, not an approximation) within {R_O1} rounds",
     }
     (out / "report.json").write_text(json.dumps(report.as_dict(), indent=1, default=jsonable))
     return report

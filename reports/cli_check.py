@@ -1,7 +1,9 @@
 """``fcocheck check``: the conformance matrix (invariants and properties (A)–(D)).
 
-Exit 0 when every invariant comes out as proved (properties may legitimately fail), 1 naming
-the broken invariants otherwise, 2 on bad input.  Each finished cell is appended to
+Exit 0 when every invariant comes out as proved and every property cell agrees with what the
+papers claim about it (``verify.claims``; a documented disagreement confirmed by its diagnostic
+counts as agreeing, a cell no paper speaks of is only reported), 1 naming the broken invariants
+and the disagreeing cells otherwise, 2 on bad input.  Each finished cell is appended to
 ``OUT/check.jsonl`` at once, so an interrupted check keeps what it finished.
 """
 
@@ -17,14 +19,21 @@ from pathlib import Path
 from reports.cli_common import UsageError
 from solvers import algorithms
 from solvers.errors import FcocheckError
+from verify.claims import AGREES, DISAGREES, KNOWN, UNVERIFIED
 from verify.conformance import Cell, Conformance, collect, plan, unit_cells, units
 from verify.properties import PROPERTIES, R_A, R_O1, TOL_A, TOL_O1
 from verify.sweep.executors import make_executor
 
+TAGS = {AGREES: " =claim", DISAGREES: " ≠CLAIM", KNOWN: " (known)", UNVERIFIED: " ?claim"}
+
 
 def _short(cell: Cell, notes: list[str]) -> str:
+    tag = TAGS.get(cell.verdict or "", "")
+    if cell.verdict in (DISAGREES, KNOWN, UNVERIFIED):
+        notes.append(f"{cell.algorithm} {cell.column}: {cell.verdict}: {cell.claim}")
+        tag += f" [{len(notes)}]"
     if cell.outcome == "holds":
-        return "holds" if cell.column != "A" or cell.residual is None else f"holds {cell.residual:.0e}"
+        return "holds" + tag
     notes.append(
         f"{cell.algorithm} {cell.column}: "
         + (
@@ -33,7 +42,7 @@ def _short(cell: Cell, notes: list[str]) -> str:
             else cell.detail
         )
     )
-    return f"{cell.outcome} [{len(notes)}]"
+    return f"{cell.outcome}{tag} [{len(notes)}]"
 
 
 def render(res: Conformance) -> str:
@@ -53,11 +62,11 @@ def render(res: Conformance) -> str:
     for c in res.invariants:
         for a in c.algorithm.split(","):
             inv_by_alg.setdefault(a, []).append(c)
-    head = f"  {'algorithm':<19} {'invariants':<12} " + " ".join(f"{p:<14}" for p in PROPERTIES)
+    head = f"  {'algorithm':<19} {'invariants':<12} " + " ".join(f"{p:<22}" for p in PROPERTIES)
     lines += [
         "",
-        f"PROPERTIES (seed 004 §3.1; A: drift ≤ {TOL_A:g} over {R_A} rounds; B–D: gap ≤ {TOL_O1:g} "
-        f"after {R_O1} rounds)",
+        f"PROPERTIES (seed 004 §3.1; A: drift ≤ {TOL_A:g} over {R_A} rounds; B–D: relative gap ≤ "
+        f"{TOL_O1:g} within {R_O1} rounds; =claim / ≠CLAIM: against verify.claims)",
         head,
     ]
     by = {(c.algorithm, c.column): c for c in res.properties}
@@ -66,7 +75,7 @@ def render(res: Conformance) -> str:
         bad = [c.column for c in invs if not c.ok]
         inv = "—" if not invs else (f"BROKEN {','.join(bad)}" if bad else f"ok ({len(invs)})")
         row = [_short(by[(alg, p)], notes) if (alg, p) in by else "" for p in PROPERTIES]
-        lines.append(f"  {alg:<19} {inv:<12} " + " ".join(f"{r:<14}" for r in row))
+        lines.append(f"  {alg:<19} {inv:<12} " + " ".join(f"{r:<22}" for r in row))
     lines += ["", "notes:"] + [f"  [{i}] {n}" for i, n in enumerate(notes, 1)]
     return "\n".join(lines)
 
@@ -115,5 +124,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         )
     if res.broken:
         print("fcocheck: broken invariant(s): " + ", ".join(res.broken), file=sys.stderr)
-        return 1
-    return 0
+    if res.disagreements:
+        print("fcocheck: property cell(s) contradicting a paper's claim: " + ", ".join(res.disagreements),
+              file=sys.stderr)
+    return 1 if res.broken or res.disagreements else 0

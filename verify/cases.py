@@ -18,6 +18,7 @@ run on it, seed-004 methods included), uniform weights 1/M, Euclidean h.  Layout
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import asdict, dataclass
 from functools import lru_cache
@@ -29,7 +30,7 @@ import numpy as np
 from solvers.errors import InvalidProblemError
 from solvers.instance_io import save_instance
 from solvers.mirror_maps import Euclidean
-from solvers.problem import Problem, uniform_weights
+from solvers.problem import Problem, sample_weights, uniform_weights
 from solvers.regularizers import L1, L2Squared, Regularizer, Zero
 
 LAYOUTS = ("general", "identical", "one-client", "disjoint")
@@ -132,6 +133,14 @@ def build(spec: InstanceSpec) -> Problem:
         weights=uniform_weights(spec.M),
         meta={"generator": "verify.cases", **asdict(spec)},
     )
+
+
+def weighted(p: Problem) -> Problem:
+    """The instance with unequal client sizes (client m keeps n − m rows, at least 2), p_m = n_m/n."""
+    X = tuple(x[: max(2, x.shape[0] - m)] for m, x in enumerate(p.X))
+    y = tuple(t[: max(2, t.shape[0] - m)] for m, t in enumerate(p.y))
+    n = np.array([x.shape[0] for x in X])
+    return dataclasses.replace(p, X=X, y=y, weights=sample_weights(n), weighting="samples")
 
 
 def save_case(directory: str | Path, stem: str, spec: InstanceSpec, record: dict[str, Any]) -> Path:

@@ -24,6 +24,8 @@ from solvers.engine.run import prepare
 from solvers.errors import FcocheckError
 from solvers.smoothness import sample_smoothness
 from verify.cases import PSI_KINDS, InstanceSpec, build, save_case
+from verify.claims import DISAGREES, claim
+from verify.claims import verdict as judge_claim
 from verify.evidence import FAILS, NA, Evidence
 from verify.hyper import hyper_strategy
 from verify.invariants import INVARIANTS, Invariant, expected
@@ -47,6 +49,8 @@ class Cell:
     size: str | None = None
     expect: str | None = None
     ok: bool = True
+    verdict: str | None = None
+    claim: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -66,6 +70,11 @@ class Conformance:
         """Invariants that did not come out as proved."""
         return [c.column for c in self.invariants if not c.ok]
 
+    @property
+    def disagreements(self) -> list[str]:
+        """Property cells whose outcome contradicts a paper's claim (undocumented): ``alg:prop``."""
+        return [f"{c.algorithm}:{c.column}" for c in self.properties if c.verdict == DISAGREES]
+
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {
@@ -73,6 +82,7 @@ class Conformance:
             "invariants": [c.as_dict() for c in self.invariants],
             "properties": [c.as_dict() for c in self.properties],
             "broken": self.broken,
+            "disagreements": self.disagreements,
         }
 
 
@@ -150,15 +160,38 @@ def psi_domain(alg: Algorithm) -> tuple[tuple[str, ...], list[str]]:
     return tuple(ok), why
 
 
+def _property_cases(alg: Algorithm, prop: str, layout: str, kinds: tuple[str, ...]):
+    """The search space of one cell: the claim's ψ kinds and fixed hyper-parameters, if it makes any."""
+    c = claim(alg.name, prop)
+    if c is not None and c.psi is not None:
+        kinds = tuple(k for k in kinds if k in c.psi)
+    strategy = cases(alg, layout, kinds, 1 if prop == "A" else 2)
+    if c is not None and c.hp:
+        strategy = strategy.map(lambda case: dataclasses.replace(case, hp={**case.hp, **c.hp}))
+    return strategy, kinds
+
+
+def _judge(cell: Cell, found: Found) -> Cell:
+    """The cell's verdict against the papers' claim (``verify.claims``)."""
+    numbers = found.evidence.numbers if found.evidence is not None else None
+    cell.verdict, note = judge_claim(cell.algorithm, cell.column, cell.outcome, numbers)
+    c = claim(cell.algorithm, cell.column)
+    cell.expect = c.expect if c else None
+    cell.claim = note or None
+    cell.ok = cell.verdict != DISAGREES
+    return cell
+
+
 def check_properties(alg: Algorithm, budget: str | int, out: Path | None, seed: int = 0) -> list[Cell]:
-    """Properties (A)–(D) of one algorithm, each searched over its ψ domain."""
-    kinds, why = psi_domain(alg)
+    """Properties (A)–(D) of one algorithm, each searched over its ψ domain (and its claim's conditions)."""
+    all_kinds, why = psi_domain(alg)
     cells = []
     for prop, (layout, text) in PROPERTIES.items():
+        strategy, kinds = _property_cases(alg, prop, layout, all_kinds)
         if not kinds:
-            cells.append(Cell(alg.name, prop, NA, "; ".join(why)))
+            cells.append(_judge(Cell(alg.name, prop, NA, "; ".join(why) or "no ψ kind in scope"),
+                                Found(NA)))
             continue
-        strategy = cases(alg, layout, kinds, 1 if prop == "A" else 2)
         found = search(strategy, lambda c, p=prop: check_property(alg, p, c), budget, seed)
         cell = _cell(
             alg.name,
@@ -170,7 +203,7 @@ def check_properties(alg: Algorithm, budget: str | int, out: Path | None, seed: 
         )
         if why and found.outcome != NA:
             cell.detail += f" [{why[0]}]"
-        cells.append(cell)
+        cells.append(_judge(cell, found))
     return cells
 
 

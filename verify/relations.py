@@ -15,12 +15,21 @@ so a method that weighs clients uniformly changes the problem when a client is s
   a flipped proximal sign fails;
 * ``reduces-to-X`` (declared by the algorithm, ``reduces_to=[(hp_changes, "registry-name", hp_map)]``):
   with those hyper-parameters its iterates equal the registry entry's (noisy oracle and client
-  sampling, same seed) — e.g. FedProx at μ = 0 is FedAvg; a forgotten local step fails.
+  sampling, same seed) — e.g. FedProx at μ = 0 is FedAvg; a forgotten local step fails;
+* ``local-objective`` (declared, ``local_objective=LocalObjective(gradient)``): each client minimises
+  F_m(w) + P(w; w_r, hp), P declared by its gradient.  On the pooled one-client problem with the
+  declared ``fixed`` hyper-parameters (η_s = 1), the local steps are doubled until one round's
+  output settles (relative change ≤ ``SETTLED``); there the declared objective's gradient
+  ∇F(w) + ∇P(w; w_0, hp), with ∇F from the toolkit's own kernel, must vanish relative to its
+  value at w_0.  A penalty applied twice (2μ: FedProx with another μ, which no other relation
+  sees) leaves −μ(w − w_0) ≠ 0.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -28,20 +37,35 @@ import numpy as np
 from solvers import algorithms
 from solvers.engine import run
 from solvers.problem import Problem, sample_weights
-from verify.cases import build
+from verify.cases import build, weighted
 from verify.evidence import Evidence, bounded, not_applicable
 from verify.invariants.base import IDENTITY_TOL, same_iterates
 from verify.strategies import Case
 
 ROUNDS = 4
-def weighted(p: Problem) -> Problem:
-    """The instance with unequal client sizes (client m keeps n − m rows, at least 2), p_m = n_m/n."""
-    X = tuple(x[: max(2, x.shape[0] - m)] for m, x in enumerate(p.X))
-    y = tuple(t[: max(2, t.shape[0] - m)] for m, t in enumerate(p.y))
-    n = np.array([x.shape[0] for x in X])
-    return dataclasses.replace(p, X=X, y=y, weights=sample_weights(n), weighting="samples")
+#: local-objective: the converged local iterate changes by at most this (relative) when K doubles
+SETTLED = 1e-12
+#: local-objective: the local steps tried, doubling from the first
+LOCAL_STEPS = (256, 512, 1024, 2048, 4096, 8192, 16384)
+#: local-objective: ‖∇(F + P)(w_K)‖ / ‖∇(F + P)(w_0)‖ allowed at the settled iterate
+STATIONARY_TOL = 1e-8
 
 
+@dataclass(frozen=True)
+class LocalObjective:
+    """What each client minimises in a round: F_m(w) + P(w; w_r, hp), declared by ∇P.
+
+    Attributes:
+        gradient: (w, anchor, hp dict) -> ∇P(w; anchor) — e.g. FedProx's
+            ``lambda w, a, hp: hp["mu"] * (w - a)``.
+        steps: the hyper-parameter counting local steps (doubled until the output settles).
+        fixed: hyper-parameters set for the check (a server step of 1, so w_1 is the client's output).
+
+    """
+
+    gradient: Callable[[np.ndarray, np.ndarray, dict], np.ndarray]
+    steps: str = "local_steps"
+    fixed: dict = field(default_factory=lambda: {"eta_s": 1.0})
 def permuted(p: Problem, order: np.ndarray) -> Problem:
     """The same problem with its clients in ``order``."""
     return dataclasses.replace(
@@ -142,3 +166,37 @@ def shrinks_with(alg: Any, case: Case, field: str) -> Evidence:
         f"one-round move {moves[0]:.4g} at {field} = {value / 2:.3g} and {moves[1]:.4g} at {value:.3g} "
         f"(rule: no growth beyond {IDENTITY_TOL:g} relative); {case.describe()}",
     )
+
+
+def local_objective(alg: Any, case: Case, declared: LocalObjective) -> Evidence:
+    """The settled one-client round output is a stationary point of the declared local objective."""
+    name = "local-objective"
+    p = pooled(build(case.spec))
+    w0 = p.zero()
+    hp = {**case.hp, **declared.fixed}
+
+    def grad_local(w: np.ndarray) -> np.ndarray:
+        return p.kernel.grads(w[None, :])[0] + np.asarray(declared.gradient(w, w0, hp), dtype=float)
+
+    start = float(np.linalg.norm(grad_local(w0)))
+    if start == 0.0:
+        return not_applicable(name, f"w_0 already minimises the local objective; {case.describe()}")
+    prev = None
+    for K in LOCAL_STEPS:
+        t = run(alg, p, {**hp, declared.steps: K}, rounds=1, oracle="exact", seed=0, reference=False, w0=w0)
+        if t.status != "completed":
+            return not_applicable(name, f"the run did not complete at {declared.steps} = {K} ({t.status})")
+        w = t["server_w"][1]
+        scale = max(1.0, float(np.linalg.norm(w)))
+        if prev is not None and np.linalg.norm(w - prev) <= SETTLED * scale:
+            resid = float(np.linalg.norm(grad_local(w))) / start
+            return bounded(
+                name,
+                resid,
+                STATIONARY_TOL,
+                f"one client, {declared.steps} = {K} (settled): ‖∇F(w) + ∇P(w; w_0)‖ / its value at w_0 = "
+                f"{resid:.2e} (rule ≤ {STATIONARY_TOL:g}); {case.describe()}",
+            )
+        prev = w
+    return not_applicable(name, f"the local iterate did not settle by {declared.steps} = {LOCAL_STEPS[-1]}; "
+                                f"{case.describe()}")

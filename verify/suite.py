@@ -34,7 +34,7 @@ from verify.invariants.base import IDENTITY_TOL, guarded, relative
 from verify.invariants.controls import identity_scale
 from verify.optimum import optimum, state_at_optimum
 from verify.properties import PROPERTIES, check_property
-from verify.relations import client_permutation, client_split, reduction, shrinks_with
+from verify.relations import client_permutation, client_split, local_objective, reduction, shrinks_with
 from verify.search import search
 from verify.strategies import Case, cases, instance_specs, run_options
 
@@ -240,6 +240,11 @@ def suite(alg: Algorithm, budget: str | int = "quick") -> list[SuiteCheck]:
         name = f"reduces-to-{target}"
         check = lambda c, ch=changes, t=target, m=hp_map: reduction(alg, c, ch, t, m)  # noqa: E731
         checks.append(SuiteCheck(name, True, _searched(name, alg, check, budget, _equivalence_cases(alg))))
+    declared = getattr(alg, "local_objective", None)
+    if declared is not None:
+        check = lambda c: local_objective(alg, c, declared)  # noqa: E731
+        checks.append(SuiteCheck("local-objective", True,
+                                 _searched("local-objective", alg, check, budget, _equivalence_cases(alg))))
     checks.append(
         SuiteCheck(
             "logged-identities",

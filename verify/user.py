@@ -42,6 +42,8 @@ class UserAlgorithm(Algorithm):
             round's move on a single client when doubled.
         reduces_to: declared reductions, each (hp changes, registry name, hp map or None): with those
             hyper-parameters the iterates equal the registry entry's (e.g. FedProx at μ = 0 is FedAvg).
+        local_objective: a ``verify.relations.LocalObjective``: what each client minimises
+            (F_m + a declared penalty); its settled output must be stationary for it.
 
     """
 
@@ -52,6 +54,7 @@ class UserAlgorithm(Algorithm):
     expects: dict[str, str] = field(default_factory=dict)
     reduces_to: tuple = ()
     shrinks_with: tuple[str, ...] = ()
+    local_objective: Any = None
 
 
 def register(
@@ -153,4 +156,13 @@ def _check_options(name: str, equivalent_to: str | None, options: dict[str, Any]
             raise InvalidAlgorithmError(
                 f"{name}: expects[{prop!r}] = {outcome!r}; the rule is a property of {sorted(PROPERTIES)} "
                 "mapped to 'holds' or 'fails'"
+            )
+    declared = options.get("local_objective")
+    if declared is not None:
+        from verify.relations import LocalObjective
+
+        if not isinstance(declared, LocalObjective) or not callable(declared.gradient):
+            raise InvalidAlgorithmError(
+                f"{name}: local_objective = {declared!r}; the rule is "
+                "verify.relations.LocalObjective(gradient=lambda w, anchor, hp: ∇P(w; anchor))"
             )

@@ -17,6 +17,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from solvers.algorithms.base import Counts, FedHyper, RoundLog, ServerState, hp_field
+from verify.relations import LocalObjective
 from verify.user import register
 
 
@@ -77,4 +78,5 @@ def variant(bug: str | None):
         split_invariant=True,
         shrinks_with=("mu",),
         reduces_to=(({"mu": 0.0}, "fedavg", lambda hp: {k: v for k, v in hp.items() if k != "mu"}),),
+        local_objective=LocalObjective(lambda w, anchor, hp: hp["mu"] * (w - anchor)),
     )

@@ -70,3 +70,32 @@ def test_algorithms_that_ignore_psi_are_checked_on_psi_zero(matrix):
     res, _ = matrix
     a = next(c for c in res.properties if c.algorithm == "scaffold" and c.column == "A")
     assert a.outcome == HOLDS and "ignores ψ" in a.detail
+
+
+def test_o1_rule_rejects_any_linear_rate_however_fast():
+    """B–D: a linear rate passes 1e-8 within 5 rounds when fast enough, but not rounding level.
+
+    PGM with step 0.9/L on identical well-conditioned data contracts fast (the old rule — gap ≤ 1e-8
+    after 5 rounds — accepted it); r(ε) still grows with log(1/ε), so O(1) fails.  DANE solves the
+    same instance in one round: the ladder is flat.
+    """
+    from verify.optimum import optimum
+
+    same = InstanceSpec("identical", 2, 2, 6, 0.0, "l2sq", 1.0, 3)
+    L = optimum(same).L_max
+    pgm = check_property(get("pgm"), "D", Case(same, {"eta": 0.9 / L, "local_steps": 1}))
+    ladder = pgm.numbers["ladder"]
+    assert pgm.outcome == FAILS and ladder["1e-08"] is not None and ladder["1e-08"] <= 12
+    assert ladder["1e-12"] is None or ladder["1e-12"] > ladder["1e-08"]
+    dane = check_property(get("dane"), "D", Case(same, {"mu": 0.0, "eta": 1.0}))
+    assert dane.outcome == HOLDS and set(dane.numbers["ladder"].values()) == {1}
+
+
+def test_claims_fix_the_hyperparameters_they_are_made_under():
+    """DANE's D claim (μ = 0, η = 1) is searched with those values only, and agrees."""
+    from verify.conformance import check_properties
+
+    cells = {c.column: c for c in check_properties(get("dane"), 10, None)}
+    assert cells["D"].outcome == HOLDS and cells["D"].verdict == "agrees"
+    assert cells["B"].verdict == "agrees" and cells["C"].verdict == "agrees"
+    assert cells["A"].verdict == "known disagreement" and "unstable" in cells["A"].claim

@@ -18,9 +18,11 @@ def _failed(bug):
 
 def test_a_correct_fedprox_passes_every_required_check():
     checks = {check.name: ev for check, ev, _ in run_suite(variant(None))}
-    assert {"client-permutation", "client-split", "shrinks-with-mu", "reduces-to-fedavg"} <= set(checks)
+    assert {"client-permutation", "client-split", "shrinks-with-mu", "reduces-to-fedavg",
+            "local-objective"} <= set(checks)
     assert _failed(None) == {}
-    assert checks["client-split"].outcome == HOLDS and checks["shrinks-with-mu"].outcome == HOLDS
+    for name in ("client-split", "shrinks-with-mu", "local-objective"):
+        assert checks[name].outcome == HOLDS, checks[name]
 
 
 @pytest.mark.parametrize(
@@ -30,6 +32,7 @@ def test_a_correct_fedprox_passes_every_required_check():
         ("average", {"client-permutation", "client-split", "reduces-to-fedavg"}),
         ("uniform", {"client-split"}),
         ("step", {"reduces-to-fedavg"}),
+        ("twice", {"local-objective"}),
     ],
 )
 def test_each_planted_fedprox_bug_is_caught_with_a_shrunk_counterexample(bug, caught_by):
@@ -45,3 +48,13 @@ def test_registry_methods_respect_the_relations(name):
     for fn in (client_permutation, client_split):
         found = search(_equivalence_cases(alg), lambda c, f=fn: f(alg, c), 10)
         assert found.outcome == HOLDS, found.evidence
+
+
+def test_a_malformed_local_objective_is_refused_naming_the_rule():
+    from solvers.errors import InvalidAlgorithmError
+    from tests.verify.fedprox_variants import FedProxHyper, init, make_round, strategy
+    from verify.user import register
+
+    with pytest.raises(InvalidAlgorithmError, match="LocalObjective"):
+        register("my-fedprox-x", init=init, round=make_round(None), hyper=FedProxHyper,
+                 hyper_strategy=strategy, local_objective=lambda w, a, hp: w - a)

@@ -14,6 +14,7 @@ from verify.invariants import (
     seed004,
     skip,
     written,
+    written_baselines,
 )
 from verify.invariants.base import Invariant, expected
 
@@ -23,6 +24,7 @@ INVARIANTS: dict[str, Invariant] = {
         seed004,
         fco,
         written,
+        written_baselines,
         logged,
         controls,
         reductions,
