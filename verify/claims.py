@@ -92,6 +92,11 @@ CLAIMS: dict[tuple[str, str], Claim] = {
     # seed 003 §I: primal–dual methods solve the composite problem exactly (fixed points = solutions)
     ("feddr", "A"): Claim("holds", "seed 003 §I; BASELINES.md (Douglas–Rachford fixed points)"),
     ("fedadmm", "A"): Claim("holds", "seed 003 §I; BASELINES.md (= FedDR, α = 1)"),
+    # BASELINES.md: ProxSkip/Scaffnew converge linearly to x* (Mishchenko et al. 2022 Thm 3.6);
+    # ZA1 corrects drift with the (t+1)η client prox weight "the algebraically consistent choice"
+    ("proxskip", "A"): Claim("holds", "BASELINES.md (ProxSkip: linear convergence to x*)"),
+    ("scaffnew", "A"): Claim("holds", "BASELINES.md (Scaffnew: linear convergence to x*)"),
+    ("za1", "A"): Claim("holds", "BASELINES.md (ZA1: drift correction, (t+1)η prox weight)"),
     # seed 003 §I: client drift under heterogeneity (FedAvg-type local steps); FCO Thm 4.3's ζ-term
     **{(n, "A"): Claim("fails", "seed 003 §I (client drift); FCO Thm 4.3 ζ-term")
        for n in ("fedavg", "fedmid", "fedmid-avg", "fedmid-osp", "feddualavg", "feddualavg-osp")},

@@ -98,6 +98,20 @@ def run_options(
     }
 
 
+#: one oracle of each kind: every ``check`` run exercises all of them (``coverage``)
+ORACLE_KINDS = ("exact", "gaussian:0.5", "minibatch:1")
+
+
+def coverage(spec: InstanceSpec, hp: dict[str, Any]) -> list[Case]:
+    """``spec`` and ``hp`` under every oracle kind × {full participation, one client per round}.
+
+    Explicit examples run before the search (``Invariant.examples``), so each oracle and
+    participation mode appears in every ``check`` whatever the seed.
+    """
+    modes = (None, 1) if spec.M > 1 else (None,)
+    return [Case(spec, hp, oracle=o, seed=3, participation=P) for o in ORACLE_KINDS for P in modes]
+
+
 @st.composite
 def cases(
     draw,

@@ -68,3 +68,19 @@ def test_counterexample_files_rebuild_the_instance(tmp_path):
     data = np.load(cell.counterexample.replace(".json", ".npz"))
     np.testing.assert_array_equal(data["X"][0], p.X[0])
     assert record["evidence"]["outcome"] == FAILS and record["hp"]["eta_s"] == 1.0
+
+
+def test_every_oracle_kind_and_participation_mode_is_an_explicit_example():
+    """Coverage does not depend on the seed: the explicit examples hold every oracle kind
+    (exact, gaussian, minibatch) and both participation modes (all clients, one per round)."""
+    from verify.invariants import INVARIANTS
+
+    oracles, modes = set(), set()
+    for inv in INVARIANTS.values():
+        for case in inv.examples() if inv.examples else []:
+            if hasattr(case, "oracle"):
+                oracles.add(str(case.oracle).partition(":")[0])
+            if hasattr(case, "participation"):
+                modes.add(case.participation is None)
+    assert oracles >= {"exact", "gaussian", "minibatch"}
+    assert modes == {True, False}

@@ -71,3 +71,29 @@ def test_scalings_follow_their_definitions_on_disjoint_features():
     for m in range(3):
         block = slice(2 * m, 2 * m + 2)
         assert np.allclose(S[m][block], p.n[m] / n, rtol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["scaffnew", "scaffnew-composite", "proxskip"])
+def test_skip_methods_equal_their_written_out_form_and_a_half_control_step_fails(name, monkeypatch):
+    found = search(wb.skip_cases(name), lambda c: wb.skip_residual(name, c), 20)
+    assert found.outcome == HOLDS, found.evidence
+    from solvers.algorithms import proxskip
+
+    real = proxskip.SkipState
+
+    def halved(w, X, H, r):  # every stored control variate h_i halved: the update's step is wrong
+        return real(w, X, 0.5 * H, r)
+
+    monkeypatch.setattr(proxskip, "SkipState", halved)
+    bad = search(wb.skip_cases(name), lambda c: wb.skip_residual(name, c), 20)
+    assert bad.outcome == FAILS, bad
+
+
+def test_cocoa_limit_is_the_dual_method_and_an_inconsistent_local_sdca_fails(monkeypatch):
+    from solvers.algorithms import perturbation
+    from verify.invariants import reductions
+
+    assert search(reductions._ridge(), reductions.cocoa_limit, 15).outcome == HOLDS
+    real = perturbation._coordinate_block
+    monkeypatch.setattr(perturbation, "_coordinate_block", lambda *a: 0.9 * real(*a))
+    assert search(reductions._ridge(), reductions.cocoa_limit, 15).outcome == FAILS

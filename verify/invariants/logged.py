@@ -15,11 +15,11 @@ import numpy as np
 from hypothesis import strategies as st
 
 from solvers.composite import composite_map
-from verify.cases import build
+from verify.cases import InstanceSpec, build
 from verify.evidence import Evidence, bounded
 from verify.invariants.base import IDENTITY_TOL, Invariant, guarded, relative, trace_of
 from verify.optimum import optimum
-from verify.strategies import Case, instance_specs, run_options
+from verify.strategies import Case, coverage, instance_specs, run_options
 
 ROUNDS = 3
 DUAL = ("feddualavg", "feddualavg-osp")
@@ -39,6 +39,12 @@ def dual_cases(draw, exact: bool = False) -> Case:
         "local_steps": draw(st.integers(1, 4)),
     }
     return Case(spec, hp) if exact else Case(spec, hp, **draw(run_options(spec.M)))
+
+
+def coverage_examples() -> list[Case]:
+    """Every oracle kind × participation mode on 3 heterogeneous clients with ℓ1 (K = 3, η_s = ½)."""
+    spec = InstanceSpec("general", 3, 2, 3, 1.0, "l1", 0.1, 11)
+    return coverage(spec, {"eta_c": 0.25 / optimum(spec).L_max, "eta_s": 0.5, "local_steps": 3})
 
 
 def w_hat_residual(alg, case: Case) -> Evidence:
@@ -105,6 +111,7 @@ INVARIANTS = tuple(
             "holds",
             dual_cases,
             guarded(f"eq-4.2-{name}", lambda c, n=name: w_hat_residual(n, c)),
+            examples=coverage_examples,
         ),
         Invariant(
             f"discrepancy-{name}",
@@ -114,6 +121,7 @@ INVARIANTS = tuple(
             "holds",
             dual_cases,
             guarded(f"discrepancy-{name}", lambda c, n=name: discrepancy_residual(n, c)),
+            examples=coverage_examples,
         ),
     )
 )

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from solvers.oracles import parse_oracle
-from verify.cases import build
+from verify.cases import InstanceSpec, build
 from verify.evidence import Evidence, not_applicable
 from verify.invariants.base import Invariant
 from verify.strategies import instance_specs
@@ -145,5 +145,7 @@ INVARIANTS = (
         "holds",
         moment_cases,
         moment_test,
+        examples=lambda: [MomentCase(InstanceSpec("general", 2, 3, 4, 1.0, "zero", 0.0, 7), o, 5)
+                          for o in ("gaussian:0.1", "gaussian:3.0", "minibatch:1", "minibatch:3")],
     ),
 )

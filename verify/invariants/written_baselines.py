@@ -17,7 +17,12 @@ every round, exact local solves by ``numpy.linalg.solve``:
   the order of the run's permutation draw, w_m ← prox_{h_mψ}(w_m − h_m(S_m[∇f_i(w_m) − ∇f_i(w^t)]
   + ∇F(w^t))); w^{t+1} = w^t + A Σ_m p_m(w_m − w^t).  The permutation is the one random choice:
   the reference draws it from the run's oracle stream (``SeedSequence(seed).spawn(3)[2]``, one
-  uniform key per row, client by client, each client's rows sorted by key).
+  uniform key per row, client by client, each client's rows sorted by key);
+* Scaffnew, its composite form and ProxSkip (BASELINES.md; Mishchenko et al. 2022 Alg. 1–2):
+  x̂_i = x_i − γ(∇F_i(x_i) − h_i); with probability p (one coin θ_t for every client, drawn from the
+  run's oracle stream — the exact oracle draws nothing else) x_i⁺ = avg_j p_j(x̂_j − (γ/p)h_j)
+  (composite: its prox_{(γ/p)ψ}; ProxSkip: one machine with ∇F = Σ p_m∇F_m), else x_i⁺ = x̂_i;
+  h_i⁺ = h_i + (p/γ)(x_i⁺ − x̂_i); h_i⁰ = 0; a round ends at a communication.
 """
 
 from __future__ import annotations
@@ -134,6 +139,49 @@ def fsvrg_reference(p: Problem, hp: dict, rounds: int, seed: int) -> np.ndarray:
     return np.array(out)
 
 
+def skip_reference(name: str, p: Problem, hp: dict, rounds: int, seed: int) -> np.ndarray:
+    """Server iterates of Scaffnew / Scaffnew-composite / ProxSkip (module docstring), w0 = 0."""
+    rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(3)[2])
+    H, b = _quadratics(p)
+    gamma, prob = hp["gamma"], hp["p"]
+    t = gamma / prob
+    M = 1 if name == "proxskip" else p.M
+
+    def grad(m: int, x: np.ndarray) -> np.ndarray:
+        if name == "proxskip":
+            return sum(p.weights[j] * (H[j] @ x - b[j]) for j in range(p.M))
+        return H[m] @ x - b[m]
+
+    X = [p.zero() for _ in range(M)]
+    C = [np.zeros(p.dim) for _ in range(M)]
+    out = [p.zero()]
+    for _ in range(rounds):
+        while True:
+            Xhat = [X[m] - gamma * (grad(m, X[m]) - C[m]) for m in range(M)]
+            if rng.random() < prob:
+                if name == "proxskip":
+                    xbar = p.psi.prox(Xhat[0] - t * C[0], t)
+                else:
+                    xbar = sum(p.weights[m] * (Xhat[m] - t * C[m]) for m in range(M))
+                    xbar = p.psi.prox(xbar, t) if name == "scaffnew-composite" else xbar
+                C = [C[m] + (xbar - Xhat[m]) / t for m in range(M)]
+                X = [xbar.copy() for _ in range(M)]
+                break
+            X = Xhat
+        out.append(xbar)
+    return np.array(out)
+
+
+@st.composite
+def skip_cases(draw, name: str) -> Case:
+    """γ ∈ {¼, ½, 1/10}/L, p ∈ {½, 1, ⅕}; any ψ (Scaffnew: ψ = 0), seeds 0–100."""
+    kinds = ("zero",) if name == "scaffnew" else ("l1", "zero", "l2sq")
+    spec = draw(instance_specs("general", kinds))
+    L = optimum(spec).L_max
+    hp = {"gamma": draw(st.sampled_from([0.25, 0.5, 0.1])) / L, "p": draw(st.sampled_from([0.5, 1.0, 0.2]))}
+    return Case(spec, hp, seed=draw(st.integers(0, 100)))
+
+
 @st.composite
 def feddr_cases(draw) -> Case:
     """Any ψ, η ∈ {1, ½, 2}/L, α ∈ {1.5, ½, 1} (α ≠ 1 first: the default is checked elsewhere)."""
@@ -243,6 +291,13 @@ def fsvrg_residual(drawn: SparseCase, alg: Any = "fsvrg") -> Evidence:
     return _compare("fsvrg", got, fsvrg_reference(p, case.hp, ROUNDS, case.seed), what)
 
 
+def skip_residual(name: str, case: Case, alg: Any = None) -> Evidence:
+    """Scaffnew's (or ProxSkip's, or ``alg``'s) iterates against ``skip_reference``."""
+    p = build(case.spec)
+    got = _server(alg or name, p, case.hp, case.seed)
+    return _compare(name, got, skip_reference(name, p, case.hp, ROUNDS, case.seed), case.describe())
+
+
 INVARIANTS = (
     Invariant("written-feddr", "BASELINES.md (FedDR); Tran-Dinh et al. 2021 Alg. 1",
               "FedDR's iterates equal the method written out client by client, at any α ∈ (0, 2) and ψ",
@@ -254,4 +309,11 @@ INVARIANTS = (
               "FSVRG's iterates equal Alg. 4 written out with S_k and A from their definitions "
               "(disjoint features and sparse patterns, p_k = n_k/n)",
               ("fsvrg",), "holds", fsvrg_cases, guarded("written-fsvrg", fsvrg_residual)),
+    *(
+        Invariant(f"written-{name}", "BASELINES.md (ProxSkip and Scaffnew); Mishchenko et al. 2022",
+                  f"{name}'s iterates equal the method written out, coin by coin from the run's stream",
+                  (name,), "holds", lambda n=name: skip_cases(n),
+                  guarded(f"written-{name}", lambda c, n=name: skip_residual(n, c)))
+        for name in ("scaffnew", "scaffnew-composite", "proxskip")
+    ),
 )
