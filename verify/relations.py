@@ -10,6 +10,9 @@ so a method that weighs clients uniformly changes the problem when a client is s
 * ``client-split`` (methods with ``local_steps``, at K = 1, where a round depends on the clients
   only through ∇F = Σ p_m ∇F_m): splitting one client's rows into two clients with their own n_m/n
   weights changes nothing; uniform weights or an unweighted average fail;
+* ``zero-weight-client``: appending a client with weight p = 0 and arbitrary data changes nothing
+  (full participation); a method that weighs clients uniformly, or lets an unweighted client into
+  its average or its control variates' sum, fails;
 * ``shrinks-with-X`` (declared, ``shrinks_with=("mu",)``): on the pooled one-client problem, one round's
   move ‖w_1 − w_0‖ does not grow when hyper-parameter X doubles (a proximal or damping weight);
   a flipped proximal sign fails;
@@ -100,6 +103,32 @@ def client_permutation(alg: Any, case: Case) -> Evidence:
         _run(alg, p, case.hp),
         _run(alg, permuted(p, order), case.hp),
         f"clients reversed, sizes {p.n.tolist()}, weights n_m/n; {case.describe()}",
+    )
+
+
+def with_ghost(p: Problem, seed: int) -> Problem:
+    """``p`` plus a last client of weight 0 holding large random data (its rows and targets ×10)."""
+    rng = np.random.default_rng(seed)
+    n0, d = p.X[0].shape
+    X = p.X + (10.0 * rng.standard_normal((n0, d)),)
+    y = p.y + (10.0 * rng.standard_normal(n0),)
+    return dataclasses.replace(p, X=X, y=y, weights=np.append(p.weights, 0.0), weighting="custom")
+
+
+def zero_weight_client(alg: Any, case: Case) -> Evidence:
+    """A weight-0 client with arbitrary data appended: the same iterates."""
+    if alg.client_randomness or alg.counts_nodes:
+        why = "draws client-indexed randomness" if alg.client_randomness else "uses the node count K itself"
+        return not_applicable("zero-weight-client", f"{alg.name} {why}")
+    p = weighted(build(case.spec))
+    hp = dict(case.hp)
+    if "sigma" in {f.name for f in dataclasses.fields(alg.hyper)} and not hp.get("sigma"):
+        hp["sigma"] = float(p.M)  # seed 004's default σ = K counts the nodes: keep the original K
+    return same_iterates(
+        "zero-weight-client",
+        _run(alg, p, hp),
+        _run(alg, with_ghost(p, case.spec.data_seed), hp),
+        f"a client of weight 0 with random data appended to sizes {p.n.tolist()}; {case.describe()}",
     )
 
 

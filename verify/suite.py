@@ -34,7 +34,14 @@ from verify.invariants.base import IDENTITY_TOL, guarded, relative
 from verify.invariants.controls import identity_scale
 from verify.optimum import optimum, state_at_optimum
 from verify.properties import PROPERTIES, check_property
-from verify.relations import client_permutation, client_split, local_objective, reduction, shrinks_with
+from verify.relations import (
+    client_permutation,
+    client_split,
+    local_objective,
+    reduction,
+    shrinks_with,
+    zero_weight_client,
+)
 from verify.search import search
 from verify.strategies import Case, cases, instance_specs, run_options
 
@@ -229,7 +236,8 @@ def suite(alg: Algorithm, budget: str | int = "quick") -> list[SuiteCheck]:
             )
         )
     if alg.family == "federated":
-        for rel, fn in (("client-permutation", client_permutation), ("client-split", client_split)):
+        for rel, fn in (("client-permutation", client_permutation), ("client-split", client_split),
+                        ("zero-weight-client", zero_weight_client)):
             run_rel = _searched(rel, alg, lambda c, f=fn: f(alg, c), budget, _equivalence_cases(alg))
             checks.append(SuiteCheck(rel, True, run_rel))
     for fld in getattr(alg, "shrinks_with", ()) or ():

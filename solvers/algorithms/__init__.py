@@ -119,7 +119,7 @@ ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in (
               perturbation.primal_method_round, _FED,
               "the Primal Method (seed 004 Alg. 5): quadratic perturbation with Σ_k g_k = 0",
               participation=False, uses_composite=False, uses_prox=False, exact_oracle=True,
-              check_problem=perturbation.check_primal),
+              check_problem=perturbation.check_primal, counts_nodes=True),
     Algorithm("dual-method", perturbation.PerturbHyper, perturbation.init_dual_method,
               perturbation.dual_method_round, _FED,
               "the Dual Method (seed 004 Alg. 6): dual block proximal gradient ascent",

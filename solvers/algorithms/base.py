@@ -148,6 +148,8 @@ class Algorithm:
             avg ∘ prox ≠ prox ∘ avg; not FedDR/FedADMM or one-shot: local subproblems).
         client_randomness: the rounds draw client-indexed randomness beyond the oracle (FSVRG's
             per-client permutations), so reordering the clients reorders the draws.
+        counts_nodes: the update uses the number of nodes K itself (seed 004 App. A's Primal
+            Method: η = K/σ), so a node of weight 0 still changes it.
 
     """
 
@@ -166,6 +168,7 @@ class Algorithm:
     solves_composite: bool = True
     split_invariant: bool = False
     client_randomness: bool = False
+    counts_nodes: bool = False
 
     @property
     def doc(self) -> str:

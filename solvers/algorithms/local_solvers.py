@@ -180,8 +180,8 @@ def exact_solve(problem: Problem, clients: Array, shift: float, lam_psi: float, 
     return np.stack([_woodbury(problem, int(m), shift, lam_psi, rhs[i]) for i, m in enumerate(clients)])
 
 
-def smoothness_max(problem: Problem, clients: Array) -> float:
-    """max_m L_m over ``clients`` (cached per client)."""
+def smoothness_each(problem: Problem, clients: Array) -> Array:
+    """L_m of each of ``clients`` (cached per client)."""
     cache = _entry(problem)
     if "L" not in cache:
         cache["L"] = {}
@@ -189,13 +189,26 @@ def smoothness_max(problem: Problem, clients: Array) -> float:
     for m in clients:
         if int(m) not in Ls:
             Ls[int(m)] = client_smoothness(problem, int(m))
-    return max(Ls[int(m)] for m in clients)
+    return np.array([Ls[int(m)] for m in clients], dtype=float)
+
+
+def prox_rows(problem: Problem, X: Array, steps: Array) -> Array:
+    """prox_{t_m ψ} of each row x_m with its own step t_m (one call when they agree or ψ is separable)."""
+    psi = problem.psi
+    if np.all(steps == steps[0]):
+        return psi.prox(X, float(steps[0]))
+    if psi.separable:
+        return psi.prox(X, steps[:, None])
+    return np.stack([psi.prox(x, float(t)) for x, t in zip(X, steps, strict=True)])
 
 
 def solve_local(problem: Problem, kern: Kernel, clients: Array, A: Array, shift: float, C: Array,
                 X0: Array, solver: str, steps: int, with_psi: bool,
                 grad_fn: Callable[[Array], Array] | None = None) -> tuple[Array, int]:
     """min_x F_m(x) − ⟨A_m, x⟩ + (s/2)‖x − C_m‖² (+ ψ(x) when ``with_psi``) per client.
+
+    ``gd`` steps each client with its own 1/(L_m + s): a client's solve depends on its data only
+    (a shared max_m L_m would let any client — even one of weight 0 — change every other's).
 
     Args:
         problem: the instance.
@@ -220,11 +233,11 @@ def solve_local(problem: Problem, kern: Kernel, clients: Array, A: Array, shift:
         grad0 = kern.grads(np.zeros_like(A))
         return exact_solve(problem, clients, shift, lam_psi, A + shift * C - grad0), 0
     grad_fn = kern.grads if grad_fn is None else grad_fn
-    step = 1.0 / (smoothness_max(problem, clients) + shift)
+    step = 1.0 / (smoothness_each(problem, clients) + shift)  # each client's own 1/(L_m + s)
     X = np.array(X0, dtype=float)
     for _ in range(steps):
         G = grad_fn(X) - A + shift * (X - C)
-        X = X - step * G
+        X = X - step[:, None] * G
         if with_psi:
-            X = problem.psi.prox(X, step)
+            X = prox_rows(problem, X, step)
     return X, steps

@@ -58,3 +58,16 @@ def test_a_malformed_local_objective_is_refused_naming_the_rule():
     with pytest.raises(InvalidAlgorithmError, match="LocalObjective"):
         register("my-fedprox-x", init=init, round=make_round(None), hyper=FedProxHyper,
                  hyper_strategy=strategy, local_objective=lambda w, a, hp: w - a)
+
+
+def test_a_weight_zero_client_has_no_influence_and_uniform_weights_fail():
+    """The relation holds for the registry's FedAvg and fails for the FedProx that weighs clients
+    uniformly (a weight-0 client with random data enters its average)."""
+    from verify.relations import zero_weight_client
+
+    fedavg = algorithms.get("fedavg")
+    ok = search(_equivalence_cases(fedavg), lambda c: zero_weight_client(fedavg, c), 15)
+    assert ok.outcome == HOLDS, ok.evidence
+    bad = variant("uniform")
+    found = search(_equivalence_cases(bad), lambda c: zero_weight_client(bad, c), 15)
+    assert found.outcome == FAILS

@@ -1,8 +1,11 @@
-"""The client-split relation (``verify.relations``) as an invariant of the registry's methods.
+"""Relations of ``verify.relations`` as invariants of the registry's methods.
 
-For every method whose round at K = 1 sees the clients only through ∇F = Σ p_m ∇F_m, splitting
-one client's rows into two clients with weights n_m/n leaves the iterates unchanged (on an
-instance with unequal client sizes, so uniform weights or an unweighted average fail).
+* client split: for every method whose round at K = 1 sees the clients only through
+  ∇F = Σ p_m ∇F_m, splitting one client's rows into two clients with weights n_m/n leaves the
+  iterates unchanged (on an instance with unequal client sizes, so uniform weights or an
+  unweighted average fail);
+* zero-weight client: for every federated method without client-indexed randomness, a client of
+  weight 0 holding arbitrary data changes nothing.
 """
 
 from __future__ import annotations
@@ -28,6 +31,12 @@ def split_cases(draw, name: str) -> Case:
     return Case(spec, hp)
 
 
+def _zero_weight(name: str, case: Case):
+    from verify.relations import zero_weight_client
+
+    return zero_weight_client(algorithms.get(name), case)
+
+
 def _split(name: str, case: Case):
     from verify.relations import client_split  # verify.relations imports this package's base
 
@@ -45,4 +54,16 @@ INVARIANTS = tuple(
         guarded(f"client-split-{name}", lambda c, n=name: _split(n, c)),
     )
     for name in sorted(n for n, a in algorithms.ALGORITHMS.items() if a.split_invariant)
+) + tuple(
+    Invariant(
+        f"zero-weight-{name}",
+        "seed 004 eq. (8) (p_m = n_m/n); FCO eq. (1.1)",
+        f"{name}: a client of weight 0 with arbitrary data leaves the iterates unchanged",
+        (name,),
+        "holds",
+        lambda n=name: split_cases(n),
+        guarded(f"zero-weight-{name}", lambda c, n=name: _zero_weight(n, c)),
+    )
+    for name in sorted(n for n, a in algorithms.ALGORITHMS.items()
+                       if a.family == "federated" and not (a.client_randomness or a.counts_nodes))
 )
