@@ -17,7 +17,9 @@ def test_every_theorem_has_an_experiment_and_back():
         select("nope")
 
 
-QUICK = ["fco-eq-4.5", "fco-lemma-4.5-K-hetero", "fedcanon-pl-linear", "fedcanon-floor-lambda"]
+QUICK = ["fco-eq-4.5", "fco-lemma-4.5-K-hetero", "fedcanon-pl-linear", "fedcanon-floor-lambda",
+         # item-5 statements: each carries a negative control that must flip (a check of its own)
+         "fco-curse-rate", "fco-4.1-speedup", "fedcanon-pl-rate"]
 
 
 @pytest.mark.parametrize("name", QUICK)
@@ -170,3 +172,19 @@ def test_fedcanon_floor_is_flat_in_zeta_and_its_negative_control_grows():
     flat, control = res.checks
     assert flat.status == "consistent" and control.status == "consistent", [c.reason for c in res.checks]
     assert res.measured["control_status"] == "inconsistent"  # FedMiD-avg fails the same rule
+
+
+def test_a_negative_control_that_satisfies_the_claim_is_rejected():
+    """``statements.control``: a control curve that behaves like the claim makes the check fail."""
+    from verify.experiments import judge
+    from verify.experiments.statements import control
+
+    x = [1.0, 2.0, 4.0, 8.0, 16.0]
+    good = np.array([[0.1 * v for v in x]])
+    flat = np.array([[0.3] * 5])
+
+    def rule(d):
+        return judge.exponent(x, d, 1.0, "two-sided", 0, "x")[1]
+
+    assert control(rule, flat, good, "flat control").status == "consistent"
+    assert control(rule, good, good, "a control that follows the claim").status == "inconsistent"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from verify.experiments import fco, others
+from verify.experiments import fco, others, statements
 from verify.experiments.base import Experiment, Result
 
 
@@ -49,6 +49,14 @@ _ALL = (
         "small η_c: FedMiD/FedDualAvg vs minibatch with batch MK",
         fco.thm_4_1_minibatch,
     ),
+    Experiment(
+        "fco-4.1-speedup", "fco-4.1", "σ√B/√(MKR) with Thm 4.1's η_s; one client per round as control",
+        statements.speedup_mkr,
+    ),
+    Experiment(
+        "fco-curse-rate", "fco-curse", "FedMiD-avg's floor ∝ η_cK; FedDualAvg at the optimum",
+        statements.curse_rate,
+    ),
     Experiment("fedcanon-floor-b", "fedcanon-1", "floor ∝ σ²/b", others.fedcanon_floor_b),
     Experiment(
         "fedcanon-floor-lambda", "fedcanon-1", "floor → 0 as λ → 0, ∝ (λB_r)²", others.fedcanon_floor_lambda
@@ -63,6 +71,9 @@ _ALL = (
     Experiment(
         "fedcanon-pl-linear", "fedcanon-2", "linear contraction under proximal PL", others.fedcanon_pl,
         _strongly_convex,
+    ),
+    Experiment(
+        "fedcanon-pl-rate", "fedcanon-2", "−log q ∝ μη_g (control: η_g fixed)", statements.fedcanon_pl_rate,
     ),
     Experiment("svrg-contraction", "svrg-5", "SVRG contraction vs m and h", others.svrg_contraction),
 )
