@@ -24,13 +24,13 @@ from solvers.engine.trace import jsonable
 from verify.experiments import EXPERIMENTS
 from verify.properties import PROPERTIES, R_A, R_O1, TOL_A, TOL_O1
 from verify.report_jobs import conformance_jobs, experiment_jobs, write_files
-from verify.reproductions import fco, fedcanon
 from verify.reproductions.base import failed_reproduction
+from verify.studies import REPRODUCTION, THEOREM, Study, names, plan, run_reproductions
 from verify.sweep.executors import cores
 from verify.sweep.session import Session
 from verify.worstcase import REPORT_STEPS, REPORT_TARGETS, TARGETS, tightness_many
 
-REPRODUCTIONS = ("fco-fig3", "fco-curse", "fco-fig4", "fedcanon-table3", "fedcanon-fig1")
+REPRODUCTIONS = names(REPRODUCTION)
 
 
 def _theorems(
@@ -52,34 +52,10 @@ def _statement(t: Any) -> str:
     return f"LHS {rel} {t.bound}" + (f";  tuned: {t.tuned}" if t.tuned is not None else "")
 
 
-def _reproduce_one(session: Session, name: str, quick: bool, seed: int, tuned: Any) -> Any:
-    if name == "fco-fig3":
-        return fco.fig3(session, quick, seed)
-    if name == "fco-curse":
-        return fco.curse(session, quick, seed, tuned)
-    if name == "fco-fig4":
-        return fco.fig4(session, quick, seed)
-    if name == "fedcanon-table3":
-        return fedcanon.table3(session, quick, seed)
-    if name == "fedcanon-fig1":
-        return fedcanon.fig1(session, quick, seed)
-    raise KeyError(name)
-
-
-def _reproduce(session: Session, names: tuple[str, ...], quick: bool, seed: int) -> list[Any]:
-    """Every reproduction; one that raises is recorded as an error and the report goes on."""
-    reps, tuned = [], None
-    for name in names:
-        try:
-            rep = _reproduce_one(session, name, quick, seed, tuned)
-        except KeyboardInterrupt:
-            raise
-        except Exception as exc:  # a result to show, never a crash of the report (DESIGN 12)
-            rep = failed_reproduction(name, f"{type(exc).__name__}: {exc}")
-        if name == "fco-fig3":
-            tuned = rep.extra.get("tuned")
-        reps.append(rep)
-    return reps
+def _reproduce(session: Session, studies: list[Study], quick: bool, seed: int) -> list[Any]:
+    """The plan's reproduction studies in dependency order; one that raises is recorded as an error."""
+    results = run_reproductions(session, studies, quick, seed, failed_reproduction)
+    return [results[s.name] for s in studies if s.name in results]
 
 
 def _tightness(session: Session, quick: bool, figdir: Path, errors: list[str]) -> list[TightnessBlock]:
@@ -180,14 +156,19 @@ def build(
     start = time.perf_counter()
     mode = "quick" if quick else "full"
     budget = budget or mode
-    names = experiments if experiments is not None else list(EXPERIMENTS)
+    selected = (list(EXPERIMENTS) if experiments is None else list(experiments)) + list(reproductions)
+    studies = plan(selected)  # closed under declared dependencies, each after what it needs
+    theorem_names = [s.name for s in studies if s.kind == THEOREM]
     algs = algs if algs is not None else sorted(algorithms.ALGORITHMS)
-    results = session.jobs("experiment", mode, seed, experiment_jobs(names, quick, seed))
-    conf = session.jobs("conformance", budget, seed, conformance_jobs(algs, budget, seed)) if algs else {}
+    # theorem studies and conformance slices share one pass of the executor (longest first)
+    results, conf = session.job_batches([
+        ("experiment", mode, seed, experiment_jobs(theorem_names, quick, seed)),
+        ("conformance", budget, seed, conformance_jobs(algs, budget, seed) if algs else []),
+    ])
     errors = _job_errors("experiment", results) + _job_errors("conformance", conf)
     results = {k: v for k, v in results.items() if "theorem" in v}
     write_files(conf, out)
-    reps = _reproduce(session, reproductions, quick, seed)
+    reps = _reproduce(session, studies, quick, seed)
     figdir = out / "figures"
     tight = _tightness(session, quick, figdir, errors) if worstcase else []
     constants = {b.result["name"]: b.result["verdicts"]["tightness"]["evidence"].get("c_max") for b in tight}

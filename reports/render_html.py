@@ -26,7 +26,7 @@ h1{margin-bottom:.2em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin
 table{border-collapse:collapse;margin:.6em 0;font-size:.9em}td,th{border:1px solid #ccc;padding:.25em .5em;
 text-align:left;vertical-align:top}th{background:#f4f4f4}
 .badge{display:inline-block;border-radius:4px;padding:0 .45em;font-weight:600;font-size:.85em;color:#fff}
-.consistent,.holds,.reproduced,.proved{background:#2e7d32}.inconsistent,.fails,.broken,.not-reproduced{background:#c62828}
+.consistent,.holds,.proved{background:#2e7d32}.inconsistent,.fails,.broken{background:#c62828}
 .inconclusive,.n-a{background:#9e9e9e}.error{background:#6a1b9a}.known-disagreement{background:#ef6c00}
 .verdict{border:1px solid #ccc;border-left:6px solid #9e9e9e;border-radius:4px;padding:.5em .8em;
 margin:.8em 0}

@@ -12,10 +12,8 @@ from reports.view import view
 MARK = {
     "consistent": "✅",
     "holds": "✅",
-    "reproduced": "✅",
     "inconsistent": "❌",
     "fails": "❌",
-    "not reproduced": "❌",
     "inconclusive": "❔",
     "known disagreement": "🟠",
     "error": "⚠️",

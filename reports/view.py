@@ -18,7 +18,6 @@ from reports.model import Report
 from reports.text import BIBLIOGRAPHY, readable, shorten
 
 EVIDENCE_CHARS = 220
-STATUS_CLASS = {"reproduced": "consistent", "not reproduced": "inconsistent"}
 
 
 def _number(v: Any) -> str:
@@ -104,7 +103,7 @@ def _reproduction(out: Path, b: Any, embed: bool) -> dict[str, Any]:
         "cite": readable(rep.cite),
         "design": readable(rep.design),
         "status": rep.status,
-        "box": STATUS_CLASS.get(rep.status, rep.status).replace(" ", "-"),
+        "box": rep.status.replace(" ", "-"),
         "findings": [
             {"status": f.status, "claim": readable(f.claim), "evidence": readable(f.evidence)}
             for f in rep.findings

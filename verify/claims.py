@@ -4,12 +4,15 @@ A ``Claim`` is the expected outcome of one cell of the conformance matrix, with 
 the conditions under which the source makes it (hyper-parameters it fixes, the ψ it covers).
 The property is searched **under those conditions**, and the cell's verdict is
 
-* ``agrees``: the measured outcome is the claimed one;
-* ``disagrees``: it is not — ``fcocheck check`` exits 1;
+* ``consistent`` (agrees): the measured outcome is the claimed one;
+* ``inconsistent`` (disagrees): it is not — ``fcocheck check`` exits 1;
 * ``known disagreement``: it is not, for a documented reason that a diagnostic measured in the
-  same search confirms (``Known.confirm``); exit 0 — anything else stays ``disagrees``;
-* ``unverified``: the search could not evaluate the property (n/a) under the claim's conditions;
+  same search confirms (``Known.confirm``); exit 0 — anything else stays inconsistent;
+* ``inconclusive`` (unverified): the search could not evaluate the property (n/a) under the
+  claim's conditions;
 * ``no claim``: no source says (the outcome is only reported).
+
+The words are the theorem studies' (``rates.verdict``): one vocabulary across the report.
 
 Claims are quoted from the seeds, or derived from the method's own update where the seed states
 the update but not the property (``derived``: the update's direction vanishes at w*).
@@ -21,9 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-AGREES, DISAGREES, KNOWN, UNVERIFIED, NO_CLAIM = (
-    "agrees", "disagrees", "known disagreement", "unverified", "no claim",
-)
+from rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT
+from rates.verdict import KNOWN as KNOWN_DISAGREEMENT
+
+# the one verdict vocabulary of theorems and reproductions (``verify.studies``), plus "no claim"
+AGREES, DISAGREES, KNOWN, UNVERIFIED = CONSISTENT, INCONSISTENT, KNOWN_DISAGREEMENT, INCONCLUSIVE
+NO_CLAIM = "no claim"
 
 
 @dataclass(frozen=True)

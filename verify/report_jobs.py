@@ -21,16 +21,26 @@ from verify.sweep.session import Job
 
 
 def experiment(name: str, quick: bool, seed: int) -> dict[str, Any]:
-    """``Result.as_dict()`` of one theorem experiment."""
-    return EXPERIMENTS[name](quick=quick, seed=seed).as_dict()
+    """``Result.as_dict()`` of one theorem experiment, with every run behind it.
+
+    ``runs``: each run's configuration and per-round curves (``verify.experiments.base.collect``).
+    """
+    from verify.experiments.base import collect
+
+    with collect() as recorded:
+        payload = EXPERIMENTS[name](quick=quick, seed=seed).as_dict()
+    return {**payload, "runs": recorded}
 
 
 def experiment_one_thread(name: str, quick: bool, seed: int) -> dict[str, Any]:
-    """``experiment`` with BLAS held to one thread (a pool task: same bits on any executor)."""
+    """``Result.as_dict()`` with BLAS held to one thread (a ``validate`` pool task).
+
+    Same bits on any executor; the runs are not kept (``validate`` stores nothing).
+    """
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(1):
-        return experiment(name, quick, seed)
+        return EXPERIMENTS[name](quick=quick, seed=seed).as_dict()
 
 
 def _files(root: Path) -> dict[str, str]:

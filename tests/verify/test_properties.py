@@ -96,6 +96,8 @@ def test_claims_fix_the_hyperparameters_they_are_made_under():
     from verify.conformance import check_properties
 
     cells = {c.column: c for c in check_properties(get("dane"), 10, None)}
-    assert cells["D"].outcome == HOLDS and cells["D"].verdict == "agrees"
-    assert cells["B"].verdict == "agrees" and cells["C"].verdict == "agrees"
-    assert cells["A"].verdict == "known disagreement" and "unstable" in cells["A"].claim
+    from verify.claims import AGREES, KNOWN
+
+    assert cells["D"].outcome == HOLDS and cells["D"].verdict == AGREES == "consistent"
+    assert cells["B"].verdict == AGREES and cells["C"].verdict == AGREES
+    assert cells["A"].verdict == KNOWN == "known disagreement" and "unstable" in cells["A"].claim

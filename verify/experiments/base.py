@@ -8,7 +8,8 @@ rule of ``rates.verdict`` decides.  ``quick`` designs keep every experiment to a
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,6 +89,38 @@ class Experiment:
         return res
 
 
+#: the per-round curves kept for every run behind a verdict (``collect``)
+CURVES = ("gap", "gap_avg", "objective", "prox_grad_norm", "discrepancy", "density")
+_SINKS: list[list[dict[str, Any]]] = []
+
+
+@contextmanager
+def collect() -> Iterator[list[dict[str, Any]]]:
+    """Record every run ``runs`` makes inside the block: its configuration and per-round curves.
+
+    The report's theorem jobs wrap each experiment in it, so the payload stored in the results
+    store holds every run behind the verdict, not only the summary.
+    """
+    sink: list[dict[str, Any]] = []
+    _SINKS.append(sink)
+    try:
+        yield sink
+    finally:
+        _SINKS.remove(sink)
+
+
+def _record(algorithm: str, problem: Problem, hp: dict[str, Any], oracle: str, seed: int, kw: dict,
+            t: Trace) -> None:
+    if not _SINKS:
+        return
+    extra = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
+    _SINKS[-1].append({
+        "algorithm": algorithm, "problem": problem.name, "problem_meta": dict(problem.meta), "hp": dict(hp),
+        "oracle": oracle, "seed": seed, **extra, "status": t.status,
+        "curves": {k: t.arrays[k].tolist() for k in CURVES if k in t.arrays and t.arrays[k].ndim == 1},
+    })
+
+
 def runs(
     algorithm: str,
     problem: Problem,
@@ -97,12 +130,20 @@ def runs(
     seeds: list[int],
     reference: Any,
     record: str = "round",
+    **kw: Any,
 ) -> list[Trace]:
-    """One trace per seed; a diverged run is kept (its metrics end early) and flagged by the caller."""
-    return [
-        run(algorithm, problem, hp, rounds=rounds, oracle=oracle, seed=s, reference=reference, record=record)
-        for s in seeds
-    ]
+    """One trace per seed; a diverged run is kept (its metrics end early) and flagged by the caller.
+
+    ``kw`` goes to ``solvers.engine.run`` (``w0``, ``participation``).  Inside ``collect`` every run
+    is recorded.
+    """
+    out = []
+    for s in seeds:
+        t = run(algorithm, problem, hp, rounds=rounds, oracle=oracle, seed=s, reference=reference,
+                record=record, **kw)
+        _record(algorithm, problem, hp, oracle, s, {"rounds": rounds, **kw}, t)
+        out.append(t)
+    return out
 
 
 def seeds_for(quick: bool, seed: int, quick_n: int, full_n: int) -> list[int]:

@@ -122,14 +122,9 @@ def _speedup_gaps(Ms, Rs, K: int, sigma: float, seeds: list[int], seed: int, one
         B = 0.5  # D_h(w*, w0) = ½‖u‖²
         eta_c = 1e-3 / K  # η_cKL = 1e-3: "η_c sufficiently small"
         eta_s = min(1.0, np.sqrt(B * M * K / R) / sigma) / (eta_c * K)
-        gaps = []
-        for s in seeds:
-            from solvers.engine import run
-
-            t = run("feddualavg", p, {"eta_c": eta_c, "eta_s": eta_s, "local_steps": K}, rounds=R,
-                    oracle=f"gaussian:{sigma}", seed=s, reference=ref, w0=ref.w + u,
-                    participation=1 if one_client else None)
-            gaps.append(p.Phi(np.asarray(t.meta["w_hat"])) - ref.objective)
+        traces = runs("feddualavg", p, {"eta_c": eta_c, "eta_s": eta_s, "local_steps": K}, R,
+                      f"gaussian:{sigma}", seeds, ref, w0=ref.w + u, participation=1 if one_client else None)
+        gaps = [p.Phi(np.asarray(t.meta["w_hat"])) - ref.objective for t in traces]
         out.append(max(float(np.mean(gaps)), 1e-300))
     return np.array(out)
 

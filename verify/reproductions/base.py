@@ -16,7 +16,8 @@ import numpy as np
 from verify.sweep.config import ProblemSpec, RunConfig
 from verify.sweep.session import Session, StoredRun
 
-REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "reproduced", "not reproduced", "inconclusive"
+# one verdict vocabulary with the theorem studies (``verify.studies``)
+REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "consistent", "inconsistent", "inconclusive"
 ERROR = "error"
 
 
@@ -48,8 +49,8 @@ class Reproduction:
     def status(self) -> str:
         """The reproduction's status from its findings.
 
-        ``error`` if it could not be computed; ``not reproduced`` if any finding is;
-        ``reproduced`` if all are; else ``inconclusive``.
+        ``error`` if it could not be computed; ``inconsistent`` (not reproduced) if any finding
+        is; ``consistent`` (reproduced) if all are; else ``inconclusive``.
         """
         states = {f.status for f in self.findings}
         if ERROR in states:

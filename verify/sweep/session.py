@@ -98,31 +98,42 @@ class Session:
 
     def jobs(self, kind: str, mode: str, seed: int, jobs: Sequence[Job]) -> dict[str, dict[str, Any]]:
         """Payloads of ``jobs``, computing (on the executor) only those the store lacks."""
-        out: dict[str, dict[str, Any]] = {}
-        todo = []
-        for job in jobs:
-            got = self.store.get_result(kind, job.name, mode, seed, self.version)
-            if got is None:
-                todo.append(job)
-            else:
-                out[job.name] = got
-        self.jobs_reused[kind] = self.jobs_reused.get(kind, 0) + len(out)
-        bar = Progress(len(jobs), kind, self.progress, initial=len(out), unit="job")
+        return self.job_batches([(kind, mode, seed, jobs)])[0]
+
+    def job_batches(
+        self, batches: Sequence[tuple[str, str, int, Sequence[Job]]]
+    ) -> list[dict[str, dict[str, Any]]]:
+        """``jobs`` for several kinds at once, on one pass of the executor (no idle worker between kinds).
+
+        Each batch is (kind, mode, seed, jobs); returns one {name: payload} per batch, in order.
+        """
+        outs: list[dict[str, dict[str, Any]]] = [{} for _ in batches]
+        todo: list[Job] = []
+        where: dict[int, tuple[int, str, str, int]] = {}
+        for i, (kind, mode, seed, jobs) in enumerate(batches):
+            for job in jobs:
+                got = self.store.get_result(kind, job.name, mode, seed, self.version)
+                if got is None:
+                    where[len(todo)] = (i, kind, mode, seed)
+                    todo.append(Job(f"{i}\x1f{job.name}", job.fn, job.args))
+                else:
+                    outs[i][job.name] = got
+            self.jobs_reused[kind] = self.jobs_reused.get(kind, 0) + len(outs[i])
+        total = sum(len(b[3]) for b in batches)
+        label = "+".join(dict.fromkeys(b[0] for b in batches))
+        bar = Progress(total, label, self.progress, initial=total - len(todo), unit="job")
+        index = {job.name: n for n, job in enumerate(todo)}
         try:
             for job, (payload, seconds) in self.executor.imap(call_job, todo, on_crash=crashed_job):
-                self.store.put_result(
-                    kind,
-                    job.name,
-                    mode,
-                    seed,
-                    self.version,
-                    str(payload.get("status", "done")),
-                    payload,
-                    seconds,
-                )
-                out[job.name] = payload
+                i, kind, mode, seed = where[index[job.name]]
+                name = job.name.split("\x1f", 1)[1]
+                if payload.get("name") == job.name:  # an error payload names the job it came from
+                    payload = {**payload, "name": name}
+                status = str(payload.get("status", "done"))
+                self.store.put_result(kind, name, mode, seed, self.version, status, payload, seconds)
+                outs[i][name] = payload
                 self.jobs_run[kind] = self.jobs_run.get(kind, 0) + 1
                 bar.step()
         finally:
             bar.close()
-        return {job.name: out[job.name] for job in jobs}
+        return [{job.name: out[job.name] for job in b[3]} for out, b in zip(outs, batches, strict=True)]

@@ -1,0 +1,72 @@
+"""Studies: one declaration per experiment and reproduction, dependencies closed and ordered."""
+
+from __future__ import annotations
+
+import pytest
+
+from verify import studies
+from verify.studies import REPRODUCTION, THEOREM, Study, plan
+
+
+def test_every_experiment_and_reproduction_is_a_study():
+    from verify.experiments import EXPERIMENTS
+
+    reg = studies.registry()
+    assert {n for n, s in reg.items() if s.kind == THEOREM} == set(EXPERIMENTS)
+    assert set(studies.names(REPRODUCTION)) == {"fco-fig3", "fco-curse", "fco-fig4", "fedcanon-table3",
+                                                "fedcanon-fig1"}
+    for s in reg.values():
+        assert set(s.depends_on) <= set(reg), s.name
+
+
+def test_a_plan_runs_each_study_after_what_it_consumes():
+    order = [s.name for s in plan(["fco-curse"])]
+    assert order == ["fco-fig3", "fco-curse"]  # declared, not implicit in the report's code
+    order = [s.name for s in plan(["fco-curse", "fco-fig3", "fedcanon-fig1"])]
+    assert order.index("fco-fig3") < order.index("fco-curse") and len(order) == len(set(order)) == 3
+
+
+def test_unknown_names_and_cycles_are_named_errors(monkeypatch):
+    with pytest.raises(KeyError, match="the rule is one of"):
+        plan(["nope"])
+    loop = {"a": Study("a", REPRODUCTION, "", ("b",)), "b": Study("b", REPRODUCTION, "", ("a",))}
+    monkeypatch.setattr(studies, "registry", lambda: loop)
+    with pytest.raises(KeyError, match="a → b → a"):
+        plan(["a"])
+
+
+def test_a_failing_study_is_a_result_and_its_dependants_still_run(monkeypatch):
+    seen = {}
+
+    def boom(session, quick, seed, inputs):
+        raise RuntimeError("planted")
+
+    def after(session, quick, seed, inputs):
+        seen.update(inputs)
+        return "ran"
+
+    reg = {"a": Study("a", REPRODUCTION, "", (), boom), "b": Study("b", REPRODUCTION, "", ("a",), after)}
+    monkeypatch.setattr(studies, "registry", lambda: reg)
+    out = studies.run_reproductions(None, plan(["b"]), True, 0, lambda n, m: f"error {n}: {m}")
+    assert out == {"a": "error a: RuntimeError: planted", "b": "ran"} and seen == {"a": out["a"]}
+
+
+def test_theorem_payloads_keep_every_run_and_its_curves():
+    from verify.report_jobs import experiment
+
+    payload = experiment("fco-lemma-4.5-eta", True, 0)
+    runs = payload["runs"]
+    assert runs and all(r["status"] in ("completed", "diverged") for r in runs)
+    keys = {"algorithm", "hp", "oracle", "seed", "rounds", "problem_meta", "curves"}
+    assert all(keys <= set(r) for r in runs)
+    assert all(len(r["curves"]["gap"]) == r["rounds"] + 1 for r in runs if r["status"] == "completed")
+
+
+def test_one_vocabulary_for_theorems_reproductions_and_property_claims():
+    from rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, KNOWN
+    from verify import claims
+    from verify.reproductions import base
+
+    assert {base.REPRODUCED, base.NOT_REPRODUCED, base.INCONCLUSIVE} <= set(studies.VERDICTS)
+    assert {claims.AGREES, claims.DISAGREES, claims.KNOWN, claims.UNVERIFIED} == {
+        CONSISTENT, INCONSISTENT, KNOWN, INCONCLUSIVE}
