@@ -13,6 +13,9 @@ so a method that weighs clients uniformly changes the problem when a client is s
 * ``zero-weight-client``: appending a client with weight p = 0 and arbitrary data changes nothing
   (full participation); a method that weighs clients uniformly, or lets an unweighted client into
   its average or its control variates' sum, fails;
+* ``translation``: on a ψ = 0 problem, moving the data by a (y ↦ y + X_m a, so F ↦ F(· − a)) and the
+  start by a moves every iterate by a (Euclidean h); a method that shrinks towards 0 instead of
+  towards the server model (a proximal term μ/2‖w‖² for μ/2‖w − w_r‖²) fails;
 * ``shrinks-with-X`` (declared, ``shrinks_with=("mu",)``): on the pooled one-client problem, one round's
   move ‖w_1 − w_0‖ does not grow when hyper-parameter X doubles (a proximal or damping weight);
   a flipped proximal sign fails;
@@ -129,6 +132,31 @@ def zero_weight_client(alg: Any, case: Case) -> Evidence:
         _run(alg, p, hp),
         _run(alg, with_ghost(p, case.spec.data_seed), hp),
         f"a client of weight 0 with random data appended to sizes {p.n.tolist()}; {case.describe()}",
+    )
+
+
+def translated(p: Problem, a: np.ndarray) -> Problem:
+    """F ↦ F(· − a): every client's targets y_m + X_m a (least squares; ψ = 0 stays 0)."""
+    return dataclasses.replace(p, y=tuple(y + X @ a for X, y in zip(p.X, p.y, strict=True)))
+
+
+def translation(alg: Any, case: Case) -> Evidence:
+    """ψ = 0: the iterates on F(· − a) from w0 + a are the iterates on F from w0, moved by a.
+
+    The drawn instance is taken with ψ = 0 (ψ is not translated with F; L is unchanged, so the
+    drawn hyper-parameters stay admissible).
+    """
+    case = dataclasses.replace(case, spec=dataclasses.replace(case.spec, psi="zero", lam=0.0))
+    p = weighted(build(case.spec))
+    a = np.random.default_rng(case.spec.data_seed + 7).standard_normal(p.dim)
+    base = _run(alg, p, case.hp, w0=p.zero())
+    moved = _run(alg, translated(p, a), case.hp, w0=p.zero() + a)
+    moved.arrays["server_w"] = moved.arrays["server_w"] - a[None, :]
+    return same_iterates(
+        "translation",
+        base,
+        moved,
+        f"data and start moved by a (‖a‖ = {np.linalg.norm(a):.3g}), iterates moved back; {case.describe()}",
     )
 
 

@@ -40,6 +40,7 @@ from verify.relations import (
     local_objective,
     reduction,
     shrinks_with,
+    translation,
     zero_weight_client,
 )
 from verify.search import search
@@ -240,6 +241,8 @@ def suite(alg: Algorithm, budget: str | int = "quick") -> list[SuiteCheck]:
                         ("zero-weight-client", zero_weight_client)):
             run_rel = _searched(rel, alg, lambda c, f=fn: f(alg, c), budget, _equivalence_cases(alg))
             checks.append(SuiteCheck(rel, True, run_rel))
+    checks.append(SuiteCheck("translation", True, _searched(
+        "translation", alg, lambda c: translation(alg, c), budget, _equivalence_cases(alg))))
     for fld in getattr(alg, "shrinks_with", ()) or ():
         check = lambda c, f=fld: shrinks_with(alg, c, f)  # noqa: E731
         name = f"shrinks-with-{fld}"

@@ -6,7 +6,8 @@ Client m runs K gradient steps on F_m(w) + (μ/2)‖w − w_r‖²; the server a
 * ``average``:   the server keeps the first sampled client's model (the average forgotten);
 * ``uniform``:   uniform weights 1/|S| instead of n_m/n;
 * ``step``:      K − 1 local steps (one forgotten);
-* ``twice``:     the proximal term applied twice (2μ).
+* ``twice``:     the proximal term applied twice (2μ);
+* ``origin``:    the proximal term anchored at 0, μ‖w‖²/2, instead of at the server model.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ def make_round(bug: str | None):
         W = np.repeat(state.w[None, :], S, axis=0)
         for _ in range(K):
             G = env.oracle.grads(kern, W, rng)
-            W = W - hp.eta_c * (G + mu * (W - state.w[None, :]))
+            anchor = 0.0 if bug == "origin" else state.w[None, :]
+            W = W - hp.eta_c * (G + mu * (W - anchor))
         avg = W[0] if bug == "average" else p @ W
         w_next = state.w + hp.eta_s * (avg - state.w)
         counts = Counts(grad=S * hp.local_steps, floats_up=S * dim, floats_down=S * dim)

@@ -19,7 +19,7 @@ def _failed(bug):
 def test_a_correct_fedprox_passes_every_required_check():
     checks = {check.name: ev for check, ev, _ in run_suite(variant(None))}
     assert {"client-permutation", "client-split", "shrinks-with-mu", "reduces-to-fedavg",
-            "local-objective"} <= set(checks)
+            "local-objective", "translation", "zero-weight-client"} <= set(checks)
     assert _failed(None) == {}
     for name in ("client-split", "shrinks-with-mu", "local-objective"):
         assert checks[name].outcome == HOLDS, checks[name]
@@ -33,6 +33,7 @@ def test_a_correct_fedprox_passes_every_required_check():
         ("uniform", {"client-split"}),
         ("step", {"reduces-to-fedavg"}),
         ("twice", {"local-objective"}),
+        ("origin", {"translation"}),
     ],
 )
 def test_each_planted_fedprox_bug_is_caught_with_a_shrunk_counterexample(bug, caught_by):
@@ -45,7 +46,9 @@ def test_each_planted_fedprox_bug_is_caught_with_a_shrunk_counterexample(bug, ca
 @pytest.mark.parametrize("name", ["fedavg", "feddualavg", "scaffold", "fedcanon"])
 def test_registry_methods_respect_the_relations(name):
     alg = algorithms.get(name)
-    for fn in (client_permutation, client_split):
+    from verify.relations import translation, zero_weight_client
+
+    for fn in (client_permutation, client_split, zero_weight_client, translation):
         found = search(_equivalence_cases(alg), lambda c, f=fn: f(alg, c), 10)
         assert found.outcome == HOLDS, found.evidence
 

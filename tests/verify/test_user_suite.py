@@ -50,7 +50,7 @@ def test_the_pytest_plugin_collects_the_suite_and_fails_the_broken_algorithm(pyt
     result = pytester.runpytest_inprocess("-p", "no:xdist", "-q", "-p", "no:cacheprovider")
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed") == 1, result.stdout.str()
-    assert outcomes.get("passed") == 23, result.stdout.str()  # 12 checks of the good one, 11 of the bad
+    assert outcomes.get("passed") == 25, result.stdout.str()  # 13 checks of the good one, 12 of the bad
     result.stdout.fnmatch_lines(["*my-scaffold-steps::equivalent-to-scaffold*"])
 
 
