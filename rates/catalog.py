@@ -195,7 +195,8 @@ FEDCANON_1 = Theorem(
         "The floor's dependence on λB_r is written (λB_r)², the square of a subgradient bound, because the "
         "left side is a squared gradient; the paper's prose only says the floor vanishes with λB_r.",
     ),
-    experiments=("fedcanon-floor-b", "fedcanon-floor-lambda", "fedcanon-transient", "fedcanon-heterogeneity"),
+    experiments=("fedcanon-floor-b", "fedcanon-floor-lambda", "fedcanon-transient", "fedcanon-heterogeneity",
+                 "fedcanon-floor-structure"),
 )
 
 _c2 = free_constants("D", 3)

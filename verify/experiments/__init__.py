@@ -69,6 +69,11 @@ _ALL = (
         others.fedcanon_heterogeneity,
     ),
     Experiment(
+        "fedcanon-floor-structure", "fedcanon-1",
+        "floor ∝ η_l²(K − 1)², 0 at K = 1, flat in η_g (control: ZA1)",
+        statements.fedcanon_floor_structure,
+    ),
+    Experiment(
         "fedcanon-pl-linear", "fedcanon-2", "linear contraction under proximal PL", others.fedcanon_pl,
         _strongly_convex,
     ),
