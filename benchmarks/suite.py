@@ -1,0 +1,129 @@
+"""Every speed figure of issue 19 in one run, each beside a baseline measured in the same run.
+
+    python benchmarks/suite.py [--skip-jobs] [--scale]
+
+Prints one table: the figure, its value, the baseline it is compared with, the ratio, and the
+target.  Baselines are measured here, now: the interpreter with numpy/scipy/cvxpy imported (for
+whole commands), one full-gradient pass (for an FSVRG round), the bare gradient kernel (for an
+engine step), a straightforward per-client loop (for many tiny clients).  Nothing is asserted: a
+benchmark reports, the tests check correctness.  The engine parts reuse ``benchmarks/engine.py``'s
+measurements; ``--scale`` adds FedDualAvg on 10⁵ sparse logistic clients (10 rounds, peak RSS),
+which takes minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = [sys.executable, "-m", "reports.cli"]
+sys.path.insert(0, str(ROOT))
+
+
+def wall(cmd: list[str], repeat: int = 1) -> float:
+    """Best wall time of ``cmd`` over ``repeat`` runs (output discarded)."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def row(rows: list, name: str, value: float, unit: str, base: float | None, base_name: str,
+        target: str) -> None:
+    """Append one line of the table."""
+    rows.append((name, value, unit, base, base_name, target))
+
+
+def commands(rows: list, skip_jobs: bool) -> None:
+    """Whole commands against ``python -c 'import numpy, scipy, cvxpy'``."""
+    base = wall([sys.executable, "-c", "import numpy, scipy, cvxpy"], 3)
+    bare = wall([sys.executable, "-c", "pass"], 5)
+    row(rows, "fcocheck --help", wall([*CLI, "--help"], 5), "s", bare, "python -c pass", "≤ 0.5 s")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, target in (("lasso-paper", "≤ 2 s"), ("lowrank-paper", "≤ 3 s")):
+            t = wall([*CLI, "solve", name, "--out", f"{tmp}/{name}.json"])
+            row(rows, f"fcocheck solve {name}", t, "s", base, "import numpy, scipy, cvxpy", target)
+        if skip_jobs:
+            return
+        store = f"{tmp}/s.sqlite"
+        for name, cmd, target in (
+            ("fcocheck validate all --quick", [*CLI, "validate", "all", "--quick"], "≤ 20 s"),
+            ("fcocheck check --quick", [*CLI, "check", "--quick", "--out", f"{tmp}/check"], "≤ 30 s"),
+            ("fcocheck report --quick (empty store)",
+             [*CLI, "report", "--quick", "--out", f"{tmp}/r", "--store", store, "--no-progress"], "≤ 90 s"),
+            ("fcocheck report --quick (reused)",
+             [*CLI, "report", "--quick", "--out", f"{tmp}/r", "--store", store, "--no-progress"], ""),
+        ):
+            row(rows, name, wall(cmd), "s", base, "import numpy, scipy, cvxpy", target)
+
+
+def engine(rows: list) -> None:
+    """Engine step vs bare kernel; many tiny clients vs a per-client loop (``benchmarks/engine.py``)."""
+    from benchmarks import engine as eng
+    from solvers.generators import generate
+    from solvers.reference import reference_solve
+
+    p = generate("lasso-paper")
+    ref = reference_solve(p)
+    bare = eng.bare_kernel_time(p)
+    kernel = min(bare.values())
+    step = eng.engine_step_time(p, ref.objective, 10, (3, 8))
+    row(rows, "engine step, FedDualAvg lasso-paper", step * 1e3, "ms", kernel * 1e3,
+        f"bare kernel ({min(bare, key=bare.get)})", "≤ 1.1×")
+    tiny = generate("lasso-paper", clients=10_000, samples=20, d=100, nnz=10)
+    t0 = time.perf_counter()
+    eng.straightforward_feddualavg(tiny, 0.05, 10, 2)
+    loop = (time.perf_counter() - t0) / 2
+    from solvers.engine import run
+
+    run("feddualavg", tiny, {"eta_c": 0.05, "local_steps": 10}, rounds=1, reference=False)  # set-up
+    t0 = time.perf_counter()
+    run("feddualavg", tiny, {"eta_c": 0.05, "local_steps": 10}, rounds=3, reference=False)
+    ours = (time.perf_counter() - t0) / 3
+    row(rows, "10⁴ clients × 20 × d=100, one round (metrics on)", ours, "s", loop,
+        "per-client loop (no metrics)", "≤ 0.1× (≥ 10× faster)")
+
+
+def scale(rows: list) -> None:
+    """FedDualAvg, 10 rounds, on 10⁵ sparse logistic clients: wall time and peak RSS (a subprocess)."""
+    code = (
+        "import resource,time;from solvers.generators import generate;from solvers.engine import run;"
+        "p=generate('bag-of-words',seed=0,clients=100000,d=2000,mean_size=20,min_size=5,max_size=100,words=10);"
+        "t=time.perf_counter();run('feddualavg',p,{'eta_c':0.1,'local_steps':2},rounds=10,oracle='exact',"
+        "seed=0,reference=False);"
+        "print(time.perf_counter()-t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    secs, rss = (float(x) for x in out.stdout.split()) if out.returncode == 0 else (float("nan"),) * 2
+    row(rows, "10⁵ sparse clients, FedDualAvg 10 rounds", secs, "s", None, "", "")
+    row(rows, "   peak RSS", rss / 2**20, "GiB", None, "", "≤ 8 GiB")
+
+
+def main() -> None:
+    """Measure and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--skip-jobs", action="store_true", help="skip validate/check/report (minutes)")
+    parser.add_argument("--scale", action="store_true", help="also the 10⁵-client run (minutes)")
+    args = parser.parse_args()
+    rows: list = []
+    commands(rows, args.skip_jobs)
+    engine(rows)
+    if args.scale:
+        scale(rows)
+    print("\nFSVRG at seed-004 scale and the other engine parts: python benchmarks/engine.py --parts v")
+    print(f"\n{'figure':<58} {'value':>10} {'baseline':>10} {'ratio':>7}  {'target':<14} baseline is")
+    for name, value, unit, base, base_name, target in rows:
+        ratio = f"{value / base:7.2f}" if base else " " * 7
+        b = f"{base:10.3g}" if base else " " * 10
+        print(f"{name:<58} {value:10.3g} {b} {ratio}  {target:<14} {base_name} [{unit}]")
+
+
+if __name__ == "__main__":
+    main()
