@@ -168,7 +168,7 @@ def _tightness(out: Path, b: Any, embed: bool) -> dict[str, Any]:
 
 def view(r: Report, out: Path, embed: bool) -> dict[str, Any]:
     """Everything the templates print (``embed``: PNGs inline as base64, for the HTML)."""
-    by = {(c["algorithm"], c["column"]): c for c in r.properties}
+    by = {(c["algorithm"], c["column"]): {**c, "claim": readable(c.get("claim") or "")} for c in r.properties}
     matrix = [{"algorithm": a, "cells": [by.get((a, p)) for p in r.property_rules]} for a in r.algorithms]
     return {
         "mode": r.mode,
