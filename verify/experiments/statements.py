@@ -175,7 +175,7 @@ def fedcanon_pl_rate(quick: bool, seed: int) -> Result:
     K = 3
     mus = [0.05, 0.1, 0.2]
     steps = [0.2, 0.4, 0.8]
-    R = 600 if quick else 1200
+    R = 400 if quick else 1200
 
     def rate(mu: float, eta_l: float, eta_g: float) -> float:
         p = generate("quadratics", seed=seed, clients=8, d=20, mu=mu, zeta=1.0, lam=0.01)
