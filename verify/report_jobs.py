@@ -51,7 +51,7 @@ def _files(root: Path) -> dict[str, str]:
     }
 
 
-#: the invariants are checked in this many jobs (one job of all 77 was the report's long tail)
+#: the invariants are checked in this many jobs (one job of all of them was the report's long tail)
 INVARIANT_CHUNKS = 6
 
 

@@ -31,39 +31,35 @@ def split_cases(draw, name: str) -> Case:
     return Case(spec, hp)
 
 
-def _zero_weight(name: str, case: Case):
-    from verify.relations import zero_weight_client
+def _relation(relation: str, name: str, case: Case):
+    import verify.relations as rel  # verify.relations imports this package's base
 
-    return zero_weight_client(algorithms.get(name), case)
-
-
-def _split(name: str, case: Case):
-    from verify.relations import client_split  # verify.relations imports this package's base
-
-    return client_split(algorithms.get(name), case)
+    return getattr(rel, relation)(algorithms.get(name), case)
 
 
-INVARIANTS = tuple(
-    Invariant(
-        f"client-split-{name}",
-        "seed 004 eq. (8) (p_m = n_m/n)",
-        f"{name} at K = 1: one client split in two (weights n_m/n) leaves the iterates unchanged",
-        (name,),
-        "holds",
-        lambda n=name: split_cases(n),
-        guarded(f"client-split-{name}", lambda c, n=name: _split(n, c)),
+def _invariants(prefix: str, citation: str, statement: str, relation: str, names: list[str]) -> tuple:
+    """One invariant per registry method: ``verify.relations.<relation>`` on its own cases."""
+    return tuple(
+        Invariant(
+            f"{prefix}-{name}",
+            citation,
+            statement.format(name=name),
+            (name,),
+            "holds",
+            lambda n=name: split_cases(n),
+            guarded(f"{prefix}-{name}", lambda c, n=name: _relation(relation, n, c)),
+        )
+        for name in names
     )
-    for name in sorted(n for n, a in algorithms.ALGORITHMS.items() if a.split_invariant)
-) + tuple(
-    Invariant(
-        f"zero-weight-{name}",
-        "seed 004 eq. (8) (p_m = n_m/n); FCO eq. (1.1)",
-        f"{name}: a client of weight 0 with arbitrary data leaves the iterates unchanged",
-        (name,),
-        "holds",
-        lambda n=name: split_cases(n),
-        guarded(f"zero-weight-{name}", lambda c, n=name: _zero_weight(n, c)),
-    )
-    for name in sorted(n for n, a in algorithms.ALGORITHMS.items()
-                       if a.family == "federated" and not (a.client_randomness or a.counts_nodes))
+
+
+INVARIANTS = _invariants(
+    "client-split", "seed 004 eq. (8) (p_m = n_m/n)",
+    "{name} at K = 1: one client split in two (weights n_m/n) leaves the iterates unchanged", "client_split",
+    sorted(n for n, a in algorithms.ALGORITHMS.items() if a.split_invariant),
+) + _invariants(
+    "zero-weight", "seed 004 eq. (8) (p_m = n_m/n); FCO eq. (1.1)",
+    "{name}: a client of weight 0 with arbitrary data leaves the iterates unchanged", "zero_weight_client",
+    sorted(n for n, a in algorithms.ALGORITHMS.items()
+           if a.family == "federated" and not (a.client_randomness or a.counts_nodes)),
 )
