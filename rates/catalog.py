@@ -80,7 +80,7 @@ THM_4_2 = Theorem(
     conditions=(r"\eta_s = 1", r"\eta_c \le 1/(4L)", r"\hat w \text{ of eq. (4.2)}"),
     assumptions=(A1, BOUNDED_G),
     notes=("Remark after Thm 4.2: (4.3) beats (4.1) iff R ≲ L²B/G² — derived in rates.algebra.crossover.",),
-    experiments=("fco-4.2-rounds",),
+    experiments=("fco-4.2-rounds", "fco-4.2-vs-4.1"),
 )
 
 THM_4_3 = Theorem(

@@ -50,6 +50,10 @@ _ALL = (
         fco.thm_4_1_minibatch,
     ),
     Experiment(
+        "fco-4.2-vs-4.1", "fco-4.2", "the remark after Thm 4.2: which regime wins on each side of L²B/G²",
+        statements.crossover_4_2_4_1,
+    ),
+    Experiment(
         "fco-4.1-speedup", "fco-4.1", "σ√B/√(MKR) with Thm 4.1's η_s; one client per round as control",
         statements.speedup_mkr,
     ),

@@ -25,7 +25,7 @@ import numpy as np
 from rates.catalog import FCO_CURSE, FEDCANON_1, FEDCANON_2, THM_4_1
 from rates.fit import contraction
 from rates.power import Violation, powered
-from rates.verdict import CONSISTENT, INCONSISTENT, Verdict
+from rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
 from solvers.generators import generate
 from solvers.problem import uniform_weights
 from solvers.reference import reference_solve
@@ -274,4 +274,67 @@ def fedcanon_floor_structure(quick: bool, seed: int) -> Result:
         [v_eta, v_K, zero, v_g, neg],
         notes=[f"Measured: floor ≈ {float(by_eta[0, -1]) / (0.04 * 4) ** 2:.3g} × (η_l(K − 1))² at λ = 0.05 "
                "(with fedcanon-floor-lambda's ∝ λ²): the structure a recovered Thm 1 constant must have."],
+    )
+
+
+def crossover_4_2_4_1(quick: bool, seed: int) -> Result:
+    """The remark after Thm 4.2, measured: (4.3) beats (4.1) iff R ≲ L²B/G².
+
+    Both regimes run on Thm 4.2's own bounded-gradient instance at every R of the sweep: FedDualAvg
+    with η_s = 1 and Thm 4.2's tuned η_c (the (4.3) regime), and FedDualAvg with η_cKL = 1e-3 and
+    Thm 4.1's η_s = 1/(η_cKL) (σ = 0: the (4.1) regime, minibatch GD with step 1/L).  Rule: at every
+    R outside [R*/4, 4R*] (R* = L²B/G², constants free) the regime the remark names wins
+    (smaller Φ(ŵ) − Φ*).  Power: the same curves with the regimes swapped must be rejected.  On an
+    instance where R* < 1 only the R ≳ R* side exists; the verdict says which sides were measured.
+    """
+    from rates.catalog import THM_4_2
+    from solvers.constants import compute_constants
+    from verify.experiments.fco import _tuned_eta
+    from verify.experiments.instances import named
+
+    p, ref = named("constrained-logistic", ball="l2", radius=2.0, clients=8, samples=32, d=20)
+    c = compute_constants(p, ref.w)
+    K = 10
+    r_star = c.L**2 * c.B / c.G**2
+    xs = [2, 8, 32, 128] if quick else [2, 4, 8, 16, 32, 64, 128, 256, 512]
+    a, b = [], []
+    for R in xs:
+        vals = {"L": c.L, "B": c.B, "sigma": 1e-300, "G": c.G, "M": p.M, "K": K, "R": R}
+        eta = _tuned_eta(THM_4_2, vals)
+        t = runs("feddualavg", p, {"eta_c": eta, "local_steps": K}, R, "exact", [seed], ref)[0]
+        a.append(t["gap_avg"][-1])
+        eta_c = 1e-3 / (K * c.L)
+        hp = {"eta_c": eta_c, "eta_s": 1.0 / (eta_c * K * c.L), "local_steps": K}
+        b.append(runs("feddualavg", p, hp, R, "exact", [seed], ref)[0]["gap_avg"][-1])
+    curves = np.array([a, b])
+
+    def sides(data: np.ndarray) -> Verdict:
+        judged = [(R, ya < yb) for R, ya, yb in zip(xs, data[0], data[1], strict=True)
+                  if R < r_star / 4 or R > 4 * r_star]
+        wrong = [R for R, a_wins in judged if a_wins != (R < r_star)]
+        measured = sorted({"R ≲ R*" if R < r_star else "R ≳ R*" for R, _ in judged})
+        if not judged:
+            return Verdict(INCONCLUSIVE, "crossover sides", f"every R is within 4× of R* = {r_star:.3g}")
+        ok = not wrong
+        miss = f" (not at R = {wrong})" if wrong else ""
+        return Verdict(CONSISTENT if ok else INCONSISTENT, "crossover sides",
+                       f"R* = L²B/G² = {r_star:.3g}; sides measured: {', '.join(measured)}; the named regime "
+                       f"wins at {len(judged) - len(wrong)} of {len(judged)} R{miss}",
+                       {"r_star": r_star, "wrong": wrong, "sides": measured})
+
+    v = powered(sides, curves, [Violation("the regimes swapped", curves[::-1])])
+    return Result(
+        "fco-4.2-vs-4.1",
+        THM_4_2.name,
+        f"FedDualAvg on ℓ2-ball logistic (L = {c.L:.3g}, B = {c.B:.3g}, G = {c.G:.3g}), exact gradients, "
+        f"K = {K}: "
+        "η_s = 1 with Thm 4.2's tuned η_c vs η_cKL = 1e-3 with Thm 4.1's η_s; final Φ(ŵ) − Φ* at each R",
+        {"R": xs, "r_star": r_star, "thm_4_2_regime": a, "thm_4_1_regime": b,
+         "plot": plot_spec("slope", "R", "Φ(ŵ) − Φ*",
+                           [slope_series("η_s = 1, Thm 4.2's η_c (4.3)", xs, np.array([a])),
+                            slope_series("η_cKL = 1e-3, Thm 4.1's η_s (4.1)", xs, np.array([b]))])},
+        [v],
+        notes=[f"R* = {r_star:.3g}: " + ("below 1, so only the R ≳ R* side — where (4.1)'s regime must win — "
+                                         "exists on this instance; the other side needs L²B/G² ≫ 1"
+                                         if r_star < 1 else "both sides are on the sweep")],
     )
