@@ -47,6 +47,28 @@ def second_moment(X, omega: np.ndarray, intercept: bool) -> LinearOperator | np.
     return second_moment_operator(X, omega, intercept)
 
 
+#: a client with at most this many rows gets λ_max from its rows' n × n Gram matrix (exact, dense)
+SMALL_GRAM_ROWS = 1500
+
+
+def top_second_moment(X, omega: np.ndarray, intercept: bool) -> float:
+    """λ_max(Σ_i ω_i a_i a_iᵀ) = λ_max(D^{1/2} A Aᵀ D^{1/2}): the smaller of the two Gram matrices.
+
+    AᵀDA (dim × dim) and D^{1/2}AAᵀD^{1/2} (n × n) share their non-zero eigenvalues, so a client
+    with fewer rows than features (lasso-paper: 128 rows, 1,025 columns) needs one small dense
+    ``eigvalsh`` instead of a Lanczos run on the dim × dim operator.
+    """
+    n, D = X.shape[0], X.shape[1] + int(intercept)
+    if n > min(D, SMALL_GRAM_ROWS):
+        return top_eigenvalue(second_moment(X, omega, intercept))
+    A = X.toarray() if issparse(X) else np.asarray(X, dtype=float)
+    if intercept:
+        A = np.hstack([A, np.ones((n, 1))])
+    S = np.sqrt(omega)[:, None] * A
+    G = S @ S.T
+    return float(np.linalg.eigvalsh(0.5 * (G + G.T))[-1])
+
+
 def top_eigenvalue(op: LinearOperator | np.ndarray) -> float:
     """Largest eigenvalue of a symmetric PSD operator (dense eigvalsh when small)."""
     n = op.shape[0]
@@ -66,7 +88,7 @@ def client_smoothness(problem: Problem, m: int) -> float:
         return float(np.linalg.eigvalsh(problem.Q[m])[-1])
     Xm = problem.X[m]
     om = np.full(Xm.shape[0], 1.0 / Xm.shape[0])
-    lam = top_eigenvalue(second_moment(Xm, om, problem.intercept))
+    lam = top_second_moment(Xm, om, problem.intercept)
     return problem.phi.curvature * lam + problem.ridge_lam
 
 
