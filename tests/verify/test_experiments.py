@@ -176,9 +176,9 @@ def test_fedcanon_floor_is_flat_in_zeta_and_its_negative_control_grows():
 
 
 def test_a_negative_control_that_satisfies_the_claim_is_rejected():
-    """``statements.control``: a control curve that behaves like the claim makes the check fail."""
+    """``judge.control``: a control curve that behaves like the claim makes the check fail."""
     from verify.experiments import judge
-    from verify.experiments.statements import control
+    from verify.experiments.judge import control
 
     x = [1.0, 2.0, 4.0, 8.0, 16.0]
     good = np.array([[0.1 * v for v in x]])

@@ -86,3 +86,17 @@ def differs(residual: float, floor: float, reference: float, what: str) -> Verdi
                        f"{what}: residual {r:.2e} (rule > {floor:g})", {"residual": r})
 
     return powered(judge, residual, [Violation("the identity holding", reference)])
+
+
+def control(rule, data: np.ndarray, good: np.ndarray, what: str) -> Verdict:
+    """A negative control: ``rule`` (a judged claim) must come out inconsistent on ``data``.
+
+    Power: the curve that satisfies the claim (``good``), offered as the control, is rejected.
+    """
+    def judge_control(d: np.ndarray) -> Verdict:
+        inner = rule(d)
+        ok = inner.status == INCONSISTENT
+        return Verdict(CONSISTENT if ok else INCONSISTENT, f"negative control ({what})",
+                       f"{what}: {inner.reason.split('; power')[0]}", {"inner": inner.status})
+
+    return powered(judge_control, data, [Violation("the curve that satisfies the claim", good)])

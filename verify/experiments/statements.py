@@ -37,20 +37,6 @@ from verify.experiments.instances import quadratics
 AT_OPTIMUM = 1e-10
 
 
-def control(rule, data: np.ndarray, good: np.ndarray, what: str) -> Verdict:
-    """A negative control: ``rule`` must come out inconsistent on ``data``.
-
-    Power: the curve that satisfies the claim (``good``) must be rejected as a control.
-    """
-    def judge_control(d: np.ndarray) -> Verdict:
-        inner = rule(d)
-        ok = inner.status == INCONSISTENT
-        return Verdict(CONSISTENT if ok else INCONSISTENT, f"negative control ({what})",
-                       f"{what}: {inner.reason.split('; power')[0]}", {"inner": inner.status})
-
-    return powered(judge_control, data, [Violation("the curve that satisfies the claim", good)])
-
-
 def _steady(alg: str, p, ref, hp: dict, rounds: int) -> tuple[float, np.ndarray]:
     """Final Φ − Φ* (relative to max(1, |Φ*|)) and the final server iterate of one exact run."""
     t = runs(alg, p, hp, rounds, "exact", [0], ref)[0]
@@ -89,9 +75,9 @@ def curse_rate(quick: bool, seed: int) -> Result:
     # negative control: FedDualAvg's curve (identically at the optimum) must fail the exponent rule
     first = measured[next(iter(sweeps))]
     xs = first["eta_cK"]
-    neg = control(lambda d: judge.exponent(xs, np.maximum(d, 1e-300), 1.0, "two-sided", seed, "η_cK")[1],
-                  np.maximum(np.array(first["feddualavg"])[None, :], 1e-18),
-                  np.array(first["fedmid_avg"])[None, :], "FedDualAvg has no first-order floor")
+    neg = judge.control(lambda d: judge.exponent(xs, d, 1.0, "two-sided", seed, "η_cK")[1],
+                        np.maximum(np.array(first["feddualavg"])[None, :], 1e-18),
+                        np.array(first["fedmid_avg"])[None, :], "FedDualAvg has no first-order floor")
     return Result(
         "fco-curse-rate",
         FCO_CURSE.name,
@@ -152,7 +138,7 @@ def speedup_mkr(quick: bool, seed: int) -> Result:
         if label.startswith("M"):
             ctrl = _speedup_gaps(Ms, Rs, K, sigma, seeds, seed, one_client=True)
             measured[label]["one_client_per_round"] = ctrl
-            checks.append(control(lambda d, r=rate: judge.bound(r, d, seed), ctrl[None, :], Y[None, :],
+            checks.append(judge.control(lambda d, r=rate: judge.bound(r, d, seed), ctrl[None, :], Y[None, :],
                                   "one client per round: no speed-up in M"))
             plot = plot_spec("bound", "M (R = 64, K = 2)", "E[Φ(ŵ)] − Φ*",
                              [slope_series("FedDualAvg", x, Y[None, :], bound=rate)], C=v.evidence["C"])
@@ -199,7 +185,7 @@ def fedcanon_pl_rate(quick: bool, seed: int) -> Result:
     xs = [x[i] for i in order]
     Y, C = np.array([y[i] for i in order])[None, :], np.array([yc[i] for i in order])[None, :]
     fit, v = judge.exponent(xs, Y, 1.0, "two-sided", seed, "μη_g")
-    neg = control(lambda d: judge.exponent(xs, d, 1.0, "two-sided", seed, "μη_lK")[1], C, Y,
+    neg = judge.control(lambda d: judge.exponent(xs, d, 1.0, "two-sided", seed, "μη_lK")[1], C, Y,
                   "η_g fixed while η_l varies: the rate must not follow μη_lK")
     return Result(
         "fedcanon-pl-rate",
@@ -254,7 +240,7 @@ def fedcanon_floor_structure(quick: bool, seed: int) -> Result:
     fit_K, v_K = judge.exponent([k - 1 for k in Ks], by_K, 2.0, "two-sided", seed, "K − 1")
     fit_g, v_g = judge.exponent(egs, by_eg, 0.0, "two-sided", seed, "η_g")
     zero = judge.identity(at_one / float(by_K[0, 0]), 1e-3, "floor at K = 1 / floor at K = 2")
-    neg = control(lambda d: judge.exponent(etas, d, 2.0, "two-sided", seed, "η_l")[1], za1, by_eta,
+    neg = judge.control(lambda d: judge.exponent(etas, d, 2.0, "two-sided", seed, "η_l")[1], za1, by_eta,
                   "ZA1 (prox on the clients) has no η_l² floor")
     return Result(
         "fedcanon-floor-structure",
