@@ -78,22 +78,27 @@ def dual_reference(p, hp: dict, rounds: int) -> np.ndarray:
     return np.array(out)
 
 
+def compare(name: str, got: np.ndarray, ref: np.ndarray, what: str) -> Evidence:
+    """``written-NAME``: the registry's server iterates against the written-out ones (relative)."""
+    resid = relative(got - ref, ref)
+    return bounded(
+        f"written-{name}",
+        resid,
+        IDENTITY_TOL,
+        f"{name}: max relative difference from the method written out {resid:.2e} "
+        f"(rule ≤ {IDENTITY_TOL:g}); {what}",
+    )
+
+
 def written_residual(name: str, case: Case) -> Evidence:
-    """Max relative difference between the registry's server iterates and the written-out method."""
+    """FedMiD (printed, averaging, OSP) or FedDualAvg against its reference written per SPEC §3."""
     p = build(case.spec)
     t = trace_of(name, case, ROUNDS)
     if name == "feddualavg":
         ref = dual_reference(p, case.hp, ROUNDS)
     else:
         ref = primal_reference(name, p, case.hp, ROUNDS)
-    resid = relative(t["server_w"] - ref, ref)
-    return bounded(
-        f"written-{name}",
-        resid,
-        IDENTITY_TOL,
-        f"{name}: max relative difference from the method written out per SPEC §3 {resid:.2e} "
-        f"(rule ≤ {IDENTITY_TOL:g}); {case.describe()}",
-    )
+    return compare(name, t["server_w"], ref, case.describe())
 
 
 INVARIANTS = tuple(

@@ -37,8 +37,9 @@ from hypothesis import strategies as st
 from solvers.problem import Problem, sample_weights
 from solvers.regularizers import L2Squared
 from verify.cases import build, weighted
-from verify.evidence import Evidence, bounded
-from verify.invariants.base import IDENTITY_TOL, Invariant, guarded, relative
+from verify.evidence import Evidence
+from verify.invariants.base import Invariant, guarded
+from verify.invariants.written import compare
 from verify.optimum import optimum
 from verify.strategies import Case, instance_specs
 
@@ -52,17 +53,13 @@ def _quadratics(p: Problem) -> tuple[list[np.ndarray], list[np.ndarray]]:
     return H, b
 
 
-def _solve(A: np.ndarray, v: np.ndarray) -> np.ndarray:
-    return np.linalg.solve(A, v)
-
-
 def feddr_reference(p: Problem, hp: dict, rounds: int) -> np.ndarray:
     """Server iterates x̄_0..x̄_R of FedDR (module docstring), w0 = 0."""
     H, b = _quadratics(p)
     eta, alpha, eye = hp["eta"], hp["alpha"], np.eye(p.dim)
 
     def prox_f(m: int, y: np.ndarray) -> np.ndarray:
-        return _solve(H[m] + eye / eta, b[m] + y / eta)
+        return np.linalg.solve(H[m] + eye / eta, b[m] + y / eta)
 
     Y = [p.zero() for _ in range(p.M)]
     X = [prox_f(m, Y[m]) for m in range(p.M)]
@@ -92,7 +89,8 @@ def dane_reference(p: Problem, hp: dict, rounds: int) -> np.ndarray:
     for _ in range(rounds):
         grads = [H[m] @ w - b[m] for m in range(p.M)]
         g = sum(p.weights[m] * grads[m] for m in range(p.M))
-        local = [_solve(H[m] + (mu + lam) * eye, b[m] + grads[m] - eta * g + mu * w) for m in range(p.M)]
+        local = [np.linalg.solve(H[m] + (mu + lam) * eye, b[m] + grads[m] - eta * g + mu * w)
+                 for m in range(p.M)]
         w = sum(p.weights[m] * local[m] for m in range(p.M))
         out.append(w)
     return np.array(out)
@@ -249,17 +247,6 @@ def fsvrg_problem(case: Case, density: float) -> Problem:
     return dataclasses.replace(p, X=X, weights=sample_weights(p.n))
 
 
-def _compare(name: str, got: np.ndarray, ref: np.ndarray, what: str) -> Evidence:
-    resid = relative(got - ref, ref)
-    return bounded(
-        f"written-{name}",
-        resid,
-        IDENTITY_TOL,
-        f"{name}: max relative difference from the method written out {resid:.2e} "
-        f"(rule ≤ {IDENTITY_TOL:g}); {what}",
-    )
-
-
 def _server(alg: Any, p: Problem, hp: dict, seed: int = 0) -> np.ndarray:
     from solvers.engine import run
 
@@ -270,14 +257,14 @@ def _server(alg: Any, p: Problem, hp: dict, seed: int = 0) -> np.ndarray:
 def feddr_residual(case: Case, alg: Any = "feddr") -> Evidence:
     """FedDR's (or ``alg``'s) iterates against ``feddr_reference``."""
     p = build(case.spec)
-    return _compare("feddr", _server(alg, p, case.hp), feddr_reference(p, case.hp, ROUNDS),
+    return compare("feddr", _server(alg, p, case.hp), feddr_reference(p, case.hp, ROUNDS),
                     case.describe())
 
 
 def dane_residual(case: Case, alg: Any = "dane") -> Evidence:
     """DANE's (or ``alg``'s) iterates against ``dane_reference``."""
     p = build(case.spec)
-    return _compare("dane", _server(alg, p, case.hp), dane_reference(p, case.hp, ROUNDS), case.describe())
+    return compare("dane", _server(alg, p, case.hp), dane_reference(p, case.hp, ROUNDS), case.describe())
 
 
 def fsvrg_residual(drawn: SparseCase, alg: Any = "fsvrg") -> Evidence:
@@ -288,14 +275,14 @@ def fsvrg_residual(drawn: SparseCase, alg: Any = "fsvrg") -> Evidence:
     what = (f"sizes {p.n.tolist()}, density {density:g}, A = {np.round(A, 3).tolist()}, "
             f"S range [{min(s.min() for s in S):.3g}, {max(s.max() for s in S):.3g}]; {drawn.describe()}")
     got = _server(alg, p, case.hp, case.seed)
-    return _compare("fsvrg", got, fsvrg_reference(p, case.hp, ROUNDS, case.seed), what)
+    return compare("fsvrg", got, fsvrg_reference(p, case.hp, ROUNDS, case.seed), what)
 
 
 def skip_residual(name: str, case: Case, alg: Any = None) -> Evidence:
     """Scaffnew's (or ProxSkip's, or ``alg``'s) iterates against ``skip_reference``."""
     p = build(case.spec)
     got = _server(alg or name, p, case.hp, case.seed)
-    return _compare(name, got, skip_reference(name, p, case.hp, ROUNDS, case.seed), case.describe())
+    return compare(name, got, skip_reference(name, p, case.hp, ROUNDS, case.seed), case.describe())
 
 
 INVARIANTS = (
