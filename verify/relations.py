@@ -151,11 +151,12 @@ def translation(alg: Any, case: Case) -> Evidence:
     a = np.random.default_rng(case.spec.data_seed + 7).standard_normal(p.dim)
     base = _run(alg, p, case.hp, w0=p.zero())
     moved = _run(alg, translated(p, a), case.hp, w0=p.zero() + a)
-    moved.arrays["server_w"] = moved.arrays["server_w"] - a[None, :]
+    shifted_back = moved.arrays["server_w"] - a[None, :]
+    back = dataclasses.replace(moved, arrays={**moved.arrays, "server_w": shifted_back})
     return same_iterates(
         "translation",
         base,
-        moved,
+        back,
         f"data and start moved by a (‖a‖ = {np.linalg.norm(a):.3g}), iterates moved back; {case.describe()}",
     )
 
