@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from solvers.algorithms.local_solvers import prox_rows
 from solvers.errors import InvalidProblemError
 from solvers.problem import Problem
 from solvers.regularizers import L2Squared, Zero
@@ -273,7 +274,7 @@ def _lazy(problem: Problem, view: SampleView, w_t: Array, g: Array, d0: Array, s
 
 def _dense(problem: Problem, view: SampleView, w_t: Array, g: Array, d0: Array,
            spec: Pass) -> tuple[Array, Array]:
-    phi, A, y, psi = problem.phi, view.A, view.y, problem.psi
+    phi, A, y = problem.phi, view.A, view.y
     order, bounds = _order(spec)
     rows_o, client_o = spec.seq_rows[order], spec.seq_client[order]
     W = np.repeat(w_t[None, :], problem.M, axis=0)
@@ -289,10 +290,7 @@ def _dense(problem: Problem, view: SampleView, w_t: Array, g: Array, d0: Array,
             diff = diff + lam * (Wa - w_t[None, :]) * view.model
         if S is not None:
             diff = diff * S[ck]
-        h = spec.h[ck][:, None]
-        V = Wa - h * (spec.rho[rows][:, None] * diff + g[None, :])
-        if psi.separable or np.all(h == h[0]):
-            W[ck] = psi.prox(V, h if psi.separable else float(h[0, 0]))
-        else:
-            W[ck] = np.stack([psi.prox(v, float(hh)) for v, hh in zip(V, h[:, 0], strict=True)])
+        h = spec.h[ck]
+        V = Wa - h[:, None] * (spec.rho[rows][:, None] * diff + g[None, :])
+        W[ck] = prox_rows(problem, V, h)
     return spec.weights @ (W - w_t[None, :]), W
