@@ -109,29 +109,25 @@ class Session:
         """
         outs: list[dict[str, dict[str, Any]]] = [{} for _ in batches]
         todo: list[Job] = []
-        where: dict[int, tuple[int, str, str, int]] = {}
+        where: dict[int, tuple[int, str, str, int]] = {}  # id(job) → its batch (executors yield the item)
         for i, (kind, mode, seed, jobs) in enumerate(batches):
             for job in jobs:
                 got = self.store.get_result(kind, job.name, mode, seed, self.version)
                 if got is None:
-                    where[len(todo)] = (i, kind, mode, seed)
-                    todo.append(Job(f"{i}\x1f{job.name}", job.fn, job.args))
+                    where[id(job)] = (i, kind, mode, seed)
+                    todo.append(job)
                 else:
                     outs[i][job.name] = got
             self.jobs_reused[kind] = self.jobs_reused.get(kind, 0) + len(outs[i])
         total = sum(len(b[3]) for b in batches)
         label = "+".join(dict.fromkeys(b[0] for b in batches))
         bar = Progress(total, label, self.progress, initial=total - len(todo), unit="job")
-        index = {job.name: n for n, job in enumerate(todo)}
         try:
             for job, (payload, seconds) in self.executor.imap(call_job, todo, on_crash=crashed_job):
-                i, kind, mode, seed = where[index[job.name]]
-                name = job.name.split("\x1f", 1)[1]
-                if payload.get("name") == job.name:  # an error payload names the job it came from
-                    payload = {**payload, "name": name}
+                i, kind, mode, seed = where[id(job)]
                 status = str(payload.get("status", "done"))
-                self.store.put_result(kind, name, mode, seed, self.version, status, payload, seconds)
-                outs[i][name] = payload
+                self.store.put_result(kind, job.name, mode, seed, self.version, status, payload, seconds)
+                outs[i][job.name] = payload
                 self.jobs_run[kind] = self.jobs_run.get(kind, 0) + 1
                 bar.step()
         finally:
