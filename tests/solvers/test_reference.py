@@ -212,3 +212,13 @@ def replace_offset(problem: Problem, offset: float) -> Problem:
     from dataclasses import replace
 
     return replace(problem, y=tuple(v - offset for v in problem.y))
+
+
+def test_an_uncertified_first_order_run_is_named_not_reported_as_a_disagreement():
+    """FISTA cut short (max_iter) leaves a gap far above tol while cvxpy's point certifies: the
+    error names the first-order failure and cvxpy's own gap; cvxpy alone is not accepted."""
+    from solvers.errors import CertificationError
+
+    p = generate("sparse-logistic", clients=4, samples=20, d=10)
+    with pytest.raises(CertificationError, match=r"certified only .* after 3 iterations.*cvxpy/CLARABEL's point"):
+        reference_solve(p, max_iter=3)
