@@ -14,18 +14,26 @@ from solvers.regularizers import MCP, SCAD, L1Ball, L2Ball, Simplex
 
 def constrained_logistic(
     seed: int = 0, clients: int = 16, samples: int = 64, d: int = 100, ball: str = "l1",
-    radius: float = 2.0,
+    radius: float = 2.0, scale: float = 1.0,
 ) -> Problem:
-    """Logistic regression with w in an ℓ1 or ℓ2 ball (ψ = χ_C, free intercept)."""
+    """Logistic regression with w in an ℓ1 or ℓ2 ball (ψ = χ_C, free intercept).
+
+    ``scale`` multiplies every feature: the curvature bound L grows as scale² while the gradient
+    bound G grows as scale, so L²B/G² (the crossover R* of the remark after FCO Thm 4.2) grows
+    as scale² (times the change in B).
+    """
     if ball not in ("l1", "l2"):
         raise InvalidProblemError(f"constrained-logistic: ball {ball!r}; the rule is l1 or l2")
+    if not (np.isfinite(scale) and scale > 0):
+        raise InvalidProblemError(f"constrained-logistic: scale {scale!r}; the rule is a finite scale > 0")
     base = sparse_logistic(seed=seed, clients=clients, samples=samples, d=d, nnz=min(10, d))
     psi = L1Ball(radius) if ball == "l1" else L2Ball(radius)
     return Problem(
-        name="constrained-logistic", loss="logistic", X=base.X, y=base.y, regularizer=psi,
+        name="constrained-logistic", loss="logistic", X=tuple(scale * x for x in base.X), y=base.y,
+        regularizer=psi,
         mirror=Euclidean(), weights=base.weights, intercept=True, truth=base.truth,
         meta={"generator": "constrained-logistic", "seed": seed, "clients": clients,
-              "samples": samples, "d": d, "ball": ball, "radius": radius},
+              "samples": samples, "d": d, "ball": ball, "radius": radius, "scale": scale},
     )
 
 

@@ -225,3 +225,13 @@ def test_a_negative_control_that_satisfies_the_claim_is_rejected():
 
     assert control(rule, flat, good, "flat control").status == "consistent"
     assert control(rule, good, good, "a control that follows the claim").status == "inconsistent"
+
+
+def test_the_4_2_vs_4_1_crossover_is_measured_on_both_sides():
+    """Features ×40 give R* = L²B/G² ≈ 20: the (4.3) regime must win at R ≤ 4 and the (4.1) regime at
+    R ≥ 128, and the verdict names both sides; swapping the regimes' curves is rejected."""
+    res = EXPERIMENTS["fco-4.2-vs-4.1"](quick=True, seed=0)
+    (check,) = res.checks
+    assert res.status == "consistent", check.reason
+    assert check.evidence["sides"] == ["R ≲ R*", "R ≳ R*"]
+    assert 4 < res.measured["r_star"] < 128
