@@ -62,6 +62,45 @@ def test_theorem_payloads_keep_every_run_and_its_curves():
     assert all(len(r["curves"]["gap"]) == r["rounds"] + 1 for r in runs if r["status"] == "completed")
 
 
+def test_a_studys_runs_land_in_the_run_and_metric_tables_once(tmp_path):
+    """Through the session, every run behind a theorem verdict becomes a row of ``runs`` (tagged with
+    the study, keyed by its content digest) with its curves in ``metrics``; the stored payload keeps
+    only keys and configurations; reusing the payload writes nothing; a scaled copy of the instance
+    has another digest though its name and meta are the same."""
+    import dataclasses
+
+    import numpy as np
+
+    from solvers.digest import instance_sha256
+    from verify.experiments.instances import quadratics
+    from verify.report_jobs import experiment, experiment_jobs
+    from verify.sweep.session import Session
+    from verify.sweep.store import Store
+
+    direct = experiment("fco-eq-4.5", True, 0)["runs"]
+    with Store(tmp_path / "s.sqlite") as store:
+        session = Session(store)
+        jobs = experiment_jobs(["fco-eq-4.5"], True, 0)
+        payload = session.jobs("experiment", "quick", 0, jobs)["fco-eq-4.5"]
+        rows = store.runs()
+        assert len(rows) == len(direct) == len(payload["runs"]) == 2
+        assert all("curves" not in r for r in payload["runs"])
+        assert {r["key"] for r in rows} == {r["key"] for r in payload["runs"]}
+        for row, want in zip(rows, direct, strict=True):
+            assert row["tags"]["study"] == "fco-eq-4.5" and row["algorithm"] == want["algorithm"]
+            assert row["config"]["problem"]["instance_sha256"] == want["instance_sha256"]
+            got = store.metrics(row["id"])
+            for name, curve in want["curves"].items():
+                np.testing.assert_array_equal(got[name], curve)
+        again = Session(store).jobs("experiment", "quick", 0, experiment_jobs(["fco-eq-4.5"], True, 0))
+        assert again["fco-eq-4.5"]["runs"] == payload["runs"] and len(store.runs()) == 2
+        out = store.export(tmp_path / "runs.csv")
+        assert "tags.study" in out.read_text().splitlines()[0]
+    p, _ = quadratics(1.0, lam=0.1)
+    scaled = dataclasses.replace(p, Q=2.0 * p.Q)
+    assert scaled.meta == p.meta and instance_sha256(scaled) != instance_sha256(p)
+
+
 def test_one_vocabulary_for_theorems_reproductions_and_property_claims():
     from rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, KNOWN
     from verify import claims

@@ -110,13 +110,16 @@ def collect() -> Iterator[list[dict[str, Any]]]:
 
 
 def _record(algorithm: str, problem: Problem, hp: dict[str, Any], oracle: str, seed: int, kw: dict,
-            t: Trace) -> None:
+            t: Trace, seconds: float) -> None:
     if not _SINKS:
         return
+    from solvers.digest import instance_sha256
+
     extra = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
     _SINKS[-1].append({
-        "algorithm": algorithm, "problem": problem.name, "problem_meta": dict(problem.meta), "hp": dict(hp),
-        "oracle": oracle, "seed": seed, **extra, "status": t.status,
+        "algorithm": algorithm, "problem": problem.name, "problem_meta": dict(problem.meta),
+        "instance_sha256": instance_sha256(problem), "hp": dict(hp),
+        "oracle": oracle, "seed": seed, **extra, "status": t.status, "seconds": seconds,
         "curves": {k: t.arrays[k].tolist() for k in CURVES if k in t.arrays and t.arrays[k].ndim == 1},
     })
 
@@ -139,9 +142,10 @@ def runs(
     """
     out = []
     for s in seeds:
+        t0 = time.perf_counter()
         t = run(algorithm, problem, hp, rounds=rounds, oracle=oracle, seed=s, reference=reference,
                 record=record, **kw)
-        _record(algorithm, problem, hp, oracle, s, {"rounds": rounds, **kw}, t)
+        _record(algorithm, problem, hp, oracle, s, {"rounds": rounds, **kw}, t, time.perf_counter() - t0)
         out.append(t)
     return out
 

@@ -315,8 +315,8 @@ def crossover_4_2_4_1(quick: bool, seed: int) -> Result:
     return Result(
         "fco-4.2-vs-4.1",
         THM_4_2.name,
-        f"FedDualAvg on ℓ2-ball logistic, features ×40 (L = {c.L:.3g}, B = {c.B:.3g}, G = {c.G:.3g}), exact gradients, "
-        f"K = {K}: "
+        f"FedDualAvg on ℓ2-ball logistic, features ×40 (L = {c.L:.3g}, B = {c.B:.3g}, G = {c.G:.3g}), "
+        f"exact gradients, K = {K}: "
         "η_s = 1 with Thm 4.2's tuned η_c vs η_cKL = 1e-3 with Thm 4.1's η_s; final Φ(ŵ) − Φ* at each R",
         {"R": xs, "r_star": r_star, "thm_4_2_regime": a, "thm_4_1_regime": b,
          "plot": plot_spec("slope", "R", "Φ(ŵ) − Φ*",

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from solvers.progress import Progress
+from verify.sweep import study_runs
 from verify.sweep.config import RunConfig
 from verify.sweep.executors import Serial
 from verify.sweep.runner import SweepSummary, run_sweep, unique
@@ -126,7 +127,9 @@ class Session:
             for job, (payload, seconds) in self.executor.imap(call_job, todo, on_crash=crashed_job):
                 i, kind, mode, seed = where[id(job)]
                 status = str(payload.get("status", "done"))
-                self.store.put_result(kind, job.name, mode, seed, self.version, status, payload, seconds)
+                payload, records = study_runs.split(kind, job.name, mode, seed, payload)
+                self.store.put_result(kind, job.name, mode, seed, self.version, status, payload, seconds,
+                                      records)
                 outs[i][job.name] = payload
                 self.jobs_run[kind] = self.jobs_run.get(kind, 0) + 1
                 bar.step()

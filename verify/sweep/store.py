@@ -24,7 +24,7 @@ import io
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -159,41 +159,45 @@ class Store:
 
     def put(self, rec: RunRecord, code_version: str) -> bool:
         """Write one run and its metrics atomically; False (nothing written) if already present."""
-        cfg = rec.config
         with self.transaction():
-            self.con.execute("DELETE FROM runs WHERE key = ? AND code_version = ? AND status = 'error'",
-                             (rec.key, code_version))  # an error row has no metrics or arrays
-            cur = self.con.execute(
-                "INSERT OR IGNORE INTO runs(key, code_version, config, algorithm, problem, seed, tags, "
-                "status, error, rounds_done, diverged_at, started, seconds, meta) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    rec.key,
-                    code_version,
-                    json.dumps(cfg, sort_keys=True),
-                    cfg["algorithm"],
-                    json.dumps(cfg["problem"], sort_keys=True),
-                    cfg["seed"],
-                    json.dumps(cfg["tags"], sort_keys=True),
-                    rec.status,
-                    rec.error,
-                    rec.rounds_done,
-                    rec.diverged_at,
-                    rec.started,
-                    rec.seconds,
-                    json.dumps(rec.meta, default=float),
-                ),
-            )
-            if cur.rowcount == 0:
-                return False
-            run = cur.lastrowid
-            self.con.executemany(
-                "INSERT INTO metrics VALUES (?,?,?,?)",
-                ((run, name, i, _real(v)) for name, arr in rec.metrics.items() for i, v in enumerate(arr)),
-            )
-            self.con.executemany(
-                "INSERT INTO arrays VALUES (?,?,?)", ((run, name, _npy(a)) for name, a in rec.arrays.items())
-            )
+            return self._insert_run(rec, code_version)
+
+    def _insert_run(self, rec: RunRecord, code_version: str) -> bool:
+        """``put`` inside the caller's transaction."""
+        cfg = rec.config
+        self.con.execute("DELETE FROM runs WHERE key = ? AND code_version = ? AND status = 'error'",
+                         (rec.key, code_version))  # an error row has no metrics or arrays
+        cur = self.con.execute(
+            "INSERT OR IGNORE INTO runs(key, code_version, config, algorithm, problem, seed, tags, "
+            "status, error, rounds_done, diverged_at, started, seconds, meta) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                rec.key,
+                code_version,
+                json.dumps(cfg, sort_keys=True, default=jsonable),
+                cfg["algorithm"],
+                json.dumps(cfg["problem"], sort_keys=True, default=jsonable),
+                cfg["seed"],
+                json.dumps(cfg["tags"], sort_keys=True),
+                rec.status,
+                rec.error,
+                rec.rounds_done,
+                rec.diverged_at,
+                rec.started,
+                rec.seconds,
+                json.dumps(rec.meta, default=float),
+            ),
+        )
+        if cur.rowcount == 0:
+            return False
+        run = cur.lastrowid
+        self.con.executemany(
+            "INSERT INTO metrics VALUES (?,?,?,?)",
+            ((run, name, i, _real(v)) for name, arr in rec.metrics.items() for i, v in enumerate(arr)),
+        )
+        self.con.executemany(
+            "INSERT INTO arrays VALUES (?,?,?)", ((run, name, _npy(a)) for name, a in rec.arrays.items())
+        )
         return True
 
     def runs(
@@ -242,9 +246,16 @@ class Store:
         status: str,
         payload: dict[str, Any],
         seconds: float,
+        records: Sequence[RunRecord] = (),
     ) -> None:
-        """Record a finished experiment or check (replacing an older copy of the same key)."""
+        """Record a finished experiment or check (replacing an older copy of the same key).
+
+        ``records``: the runs behind it (a study's runs), written in the same transaction, so an
+        interrupted job leaves either its payload and all its runs, or nothing.
+        """
         with self.transaction():
+            for rec in records:
+                self._insert_run(rec, code_version)
             self.con.execute(
                 "INSERT OR REPLACE INTO results VALUES (?,?,?,?,?,?,?,?,?)",
                 (
