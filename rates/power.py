@@ -55,11 +55,14 @@ def exponent_violations(x: Sequence[float], Y: np.ndarray, predicted: float, sen
     """Violations of "y ∝ x^p" (two-sided) or "y grows no faster than x^p" (upper).
 
     Two-sided: exponents p ± ½, flat (0) and, for a decreasing claim, rising (+½); those within ¼ of
-    p are dropped.  Upper: exponents p + ½ and p + 1 (faster growth than the bound allows).
+    p are dropped.  Upper: exponents p + ½ and p + 1 (faster growth than the bound allows).  Lower:
+    exponents p − ½, p − 1 and flat (vanishing more slowly than the bound as x → 0).
     """
     x = np.asarray(x, dtype=float)
     if sense == "upper":
         alts = [predicted + STEP, predicted + 2 * STEP]
+    elif sense == "lower":
+        alts = [predicted - STEP, predicted - 2 * STEP, 0.0]
     else:
         alts = [predicted - STEP, predicted + STEP, 0.0] + ([STEP] if predicted < 0 else [])
     seen: list[float] = []

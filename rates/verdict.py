@@ -11,6 +11,13 @@ The numeric rules (δ = ``DELTA``, w = ``MAX_WIDTH``; [lo, hi] is the fit's 95% 
   grows no faster than the bound) — however far below the bound with constants 1 the measurement
   sits (the constants are free: only the shape is checked).  Sweeps whose theorem regime is x → 0 (a step
   size) are fitted against 1/x, so "grows" always points into the regime.
+* **exponent, lower** (a ≲-claim as x → 0: y ≤ C·x^p for every small x, so y must vanish at least
+  as fast as x^p; a ζ² floor as ζ → 0): inconsistent if hi < p − δ (y/x^p grows without bound as
+  x → 0); otherwise inconclusive if the interval is wider than w; else consistent.  Faster vanishing
+  is consistent: the claim bounds the ratio, not the local slope.
+* **exponent, every local slope** (a deterministic curve: σ = 0, one seed, where a bootstrap
+  interval would measure the curve's bend, not noise): the slopes between consecutive points;
+  ``lower``: inconsistent iff the smallest is below p − δ; ``upper``: iff the largest exceeds p + δ.
 * **one constant** (measured ≤ C·bound across the whole sweep with one free C): fit y against the
   bound's value; inconclusive if the bound moves by less than ``MIN_SPAN``× over the sweep;
   consistent iff hi ≥ 1 − δ (y falls at least as fast as the bound, so one C covers every point as
@@ -76,15 +83,16 @@ def exponent_verdict(
     Args:
         fit: the measured slope.
         predicted: the theorem's exponent.
-        sense: ``two-sided`` or ``upper``.
+        sense: ``two-sided``, ``upper`` (grows no faster than x^p) or ``lower`` (vanishes at least
+            as fast as x^p as x → 0).
         delta: asymptotic slack.
         max_width: widest interval that still resolves an exponent.
         ratio_max: for ``upper``, max over the sweep of measured / bound with every hidden constant 1,
             reported as evidence only (the constants are free; it never decides).
 
     """
-    if sense not in ("two-sided", "upper"):
-        raise ValueError(f"sense = {sense!r}; the rule is 'two-sided' or 'upper'")
+    if sense not in ("two-sided", "upper", "lower"):
+        raise ValueError(f"sense = {sense!r}; the rule is 'two-sided', 'upper' or 'lower'")
     ev = {
         "slope": fit.slope,
         "ci": [fit.lo, fit.hi],
@@ -98,8 +106,8 @@ def exponent_verdict(
         return Verdict(INCONCLUSIVE, rule, f"the fit is not finite (CI [{fit.lo}, {fit.hi}])", ev)
     # an interval that excludes the claim contradicts it however wide it is; a wide one that
     # contains it cannot resolve it
-    excluded = (predicted < fit.lo - delta or predicted > fit.hi + delta) if sense == "two-sided" \
-        else fit.lo > predicted + delta
+    excluded = {"two-sided": predicted < fit.lo - delta or predicted > fit.hi + delta,
+                "upper": fit.lo > predicted + delta, "lower": fit.hi < predicted - delta}[sense]
     why = None if excluded else _unresolved(fit, predicted, max_width)
     if why:
         return Verdict(INCONCLUSIVE, rule, why, ev)
@@ -112,8 +120,17 @@ def exponent_verdict(
             f"CI [{fit.lo:.3f}, {fit.hi:.3f}] ±{delta} {text} the predicted {predicted:g}",
             ev,
         )
-    ok = fit.lo <= predicted + delta
     ev["ratio_max"] = ratio_max
+    if sense == "lower":
+        ok = fit.hi >= predicted - delta
+        return Verdict(
+            CONSISTENT if ok else INCONSISTENT,
+            rule,
+            f"slope {fit.slope:.3f} (CI high {fit.hi:.3f}) " + ("≥" if ok else "<")
+            + f" predicted {predicted:g} − {delta} (vanishes at least as fast as x^{predicted:g})",
+            ev,
+        )
+    ok = fit.lo <= predicted + delta
     return Verdict(
         CONSISTENT if ok else INCONSISTENT,
         rule,
@@ -122,6 +139,33 @@ def exponent_verdict(
         + f" predicted {predicted:g} + {delta}",
         ev,
     )
+
+
+def local_slopes_verdict(x: np.ndarray, y: np.ndarray, predicted: float, sense: str,
+                         delta: float = DELTA) -> Verdict:
+    """Every consecutive log–log slope of a deterministic curve against the claim (``lower``/``upper``).
+
+    Raises:
+        ValueError: ``sense`` is not ``lower`` or ``upper``, or fewer than two points.
+
+    """
+    if sense not in ("lower", "upper"):
+        raise ValueError(f"sense = {sense!r}; the rule is 'lower' or 'upper'")
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.ndim != 1 or x.size < 2 or y.shape != x.shape:
+        raise ValueError(f"x, y of shapes {x.shape}, {y.shape}; the rule is one curve of >= 2 points")
+    rule = f"local slopes ({sense})"
+    if not (np.all(y > 0) and np.all(np.isfinite(y))):
+        return Verdict(INCONCLUSIVE, rule, "a value is not positive and finite: no log-log slope", {})
+    slopes = np.diff(np.log(y)) / np.diff(np.log(x))
+    worst = float(slopes.min() if sense == "lower" else slopes.max())
+    ok = worst >= predicted - delta if sense == "lower" else worst <= predicted + delta
+    rel, sign = ("smallest", "−") if sense == "lower" else ("largest", "+")
+    cmp = ("≥" if ok else "<") if sense == "lower" else ("≤" if ok else ">")
+    return Verdict(CONSISTENT if ok else INCONSISTENT, rule,
+                   f"{rel} local slope {worst:.3f} {cmp} predicted {predicted:g} {sign} {delta} "
+                   f"(slopes {', '.join(f'{v:.2f}' for v in slopes)})",
+                   {"slopes": slopes.tolist(), "predicted": predicted, "delta": delta})
 
 
 def one_constant_verdict(bound: np.ndarray, Y: np.ndarray, delta: float = DELTA, seed: int = 0) -> Verdict:

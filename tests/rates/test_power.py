@@ -64,6 +64,24 @@ def test_upper_floor_rule_rejects_zeta_cubed_and_fourth(q):
     assert v.status == INCONSISTENT
 
 
+# the small-ζ window of fco-4.3-floor-zeta (ζ → 0: the floor must vanish at least as fast as ζ²)
+ZETA_SMALL = np.geomspace(0.125, 4.0, 6)[:4]
+
+
+@pytest.mark.parametrize("q", [1.5, 1.0, 0.0])
+def test_lower_floor_rule_rejects_floors_vanishing_slower_than_zeta_squared(q):
+    Y = noisy(1e-4 * ZETA_SMALL**q, noise=0.05)  # far below η²K²ζ² with constant 1, but y/ζ² → ∞
+    _, v = judge.exponent(ZETA_SMALL, Y, 2.0, "lower", label="ζ")
+    assert v.status == INCONSISTENT, v.reason
+
+
+@pytest.mark.parametrize("q", [2.0, 3.6, 4.0])
+def test_lower_floor_rule_accepts_floors_vanishing_at_least_as_fast_and_shows_its_power(q):
+    _, v = judge.exponent(ZETA_SMALL, noisy(1e-4 * ZETA_SMALL**q, noise=0.05), 2.0, "lower", label="ζ")
+    assert v.status == CONSISTENT, v.reason
+    assert set(v.evidence["power"]["rejects"]) == {"ζ^+1.5", "ζ^+1", "flat"}
+
+
 @pytest.mark.parametrize("q", [1.0, 0.5])
 def test_two_sided_floor_rule_rejects_lambda_and_sqrt_lambda(q):
     Y = noisy(LAM**q, noise=0.05)
@@ -157,3 +175,21 @@ def test_a_wide_interval_that_excludes_the_claim_is_inconsistent_not_inconclusiv
     wide_near = SlopeFit(0.5, 0.0, -1.0, 2.0, 0.5, "bootstrap", 5, 1)
     assert exponent_verdict(wide_near, 0.0).status == INCONCLUSIVE
     assert exponent_verdict(wide_far, 2.0, "upper").status == INCONSISTENT
+
+
+def test_local_slopes_rule_judges_every_segment_of_a_deterministic_curve():
+    from rates.verdict import local_slopes_verdict
+
+    x = np.array([1.0, 2.0, 4.0, 8.0])
+    assert local_slopes_verdict(x, x**4, 2.0, "lower").status == CONSISTENT
+    # one segment vanishing slower than x² is enough: the ratio y/x² rises there as x → 0
+    bent = np.array([1.0, 16.0, 2 * 16.0, 4 * 2 * 16.0])
+    v = local_slopes_verdict(x, bent, 2.0, "lower")
+    assert v.status == INCONSISTENT and v.evidence["slopes"][1] == pytest.approx(1.0)
+    assert local_slopes_verdict(x, 1 + 0.01 * x, 0.0, "upper").status == CONSISTENT
+    assert local_slopes_verdict(x, x**0.3, 0.0, "upper").status == INCONSISTENT
+    assert local_slopes_verdict(x, np.array([1.0, 0.0, 1.0, 1.0]), 0.0, "upper").status == INCONCLUSIVE
+    with pytest.raises(ValueError, match="the rule is"):
+        local_slopes_verdict(x, x, 1.0, "two-sided")
+    with pytest.raises(ValueError, match="the rule is"):
+        local_slopes_verdict(x[:1], x[:1], 1.0, "lower")

@@ -20,7 +20,9 @@ def test_every_theorem_has_an_experiment_and_back():
 QUICK = ["fco-eq-4.5", "fco-lemma-4.5-K-hetero", "fedcanon-pl-linear", "fedcanon-floor-lambda",
          # item-5 statements: each carries a negative control that must flip (a check of its own)
          "fco-curse-rate", "fco-4.1-speedup", "fedcanon-pl-rate", "fedcanon-floor-structure",
-         "fco-4.2-vs-4.1"]
+         "fco-4.2-vs-4.1",
+         # Thm 4.3's floors, judged where ≲ can fail (ζ → 0; K → ∞ at fixed η_cK), each with a control
+         "fco-4.3-floor-zeta", "fco-4.3-floor-K", "fco-lemma-4.4"]
 
 
 @pytest.mark.parametrize("name", QUICK)

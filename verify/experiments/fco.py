@@ -8,13 +8,14 @@ import numpy as np
 
 from rates import algebra
 from rates.catalog import EQ_4_5, LEMMA_4_4, LEMMA_4_5, THM_4_1, THM_4_2, THM_4_3
+from rates.fit import loglog_slope
 from rates.symbols import BY_NAME
-from rates.verdict import Verdict, known_disagreement
+from rates.verdict import INCONCLUSIVE, Verdict, known_disagreement
 from solvers.constants import compute_constants
 from solvers.regularizers import L1
 from solvers.smoothness import global_smoothness
 from verify.experiments import judge
-from verify.experiments.base import Result, plot_spec, runs, seeds_for, slope_series, tail_mean
+from verify.experiments.base import Result, plot_spec, runs, seeds_for, slope_series
 from verify.experiments.instances import drift_quadratics, named, quadratics
 
 IDENTITY_TOL = 1e-12
@@ -199,71 +200,131 @@ def lemma_4_5_eta(quick: bool, seed: int) -> Result:
     return _lemma_4_5("fco-lemma-4.5-eta", "eta", quick, seed)
 
 
+#: the certificate of the floors' reference optimum must sit this far below the smallest floor
+FLOOR_OVER_CERTIFICATE = 1e3
+
+
+def _limit_gap(p, ref, eta: float, K: int, R: int, seed: int) -> tuple[float, float]:
+    """(lim_R Φ(ŵ_R) − Φ*, its convergence residual) for FedDualAvg with exact gradients.
+
+    ŵ_R of eq. 4.2 averages the primal images of the dual shadow from round 0, so Φ(ŵ_R) carries
+    B/(η_c K R) for every finite R; its limit (the theorem's bound at R → ∞, where only the
+    η_c²LK²ζ² term is left) is the average of the same images over the run's stationary tail.  It is
+    taken over rounds R/2…R and checked against rounds 3R/4…R (the residual).
+    """
+    (t,) = runs("feddualavg", p, {"eta_c": eta, "local_steps": K}, R, "exact", [seed], ref, record="step")
+    images = t["shadow_primal"]
+
+    def gap(start: int) -> float:
+        return float(p.Phi(images[start:].reshape(-1, images.shape[-1]).mean(0)) - ref.objective)
+
+    half, quarter = gap(R // 2), gap(3 * R // 4)
+    return half, abs(half - quarter) / max(abs(half), 1e-300)
+
+
 def _floor_sweep(name: str, vary: str, quick: bool, seed: int) -> Result:
-    eta, R = 0.02, 300 if quick else 800
+    """Thm 4.3's η_c²LK²ζ² term, where it can be falsified (the constant C is free).
+
+    ``≲`` bounds the ratio floor/(η_c²LK²ζ²) by one absolute constant, not the local slope: on a
+    bounded domain the floor saturates as ζ or K grows, so a large-x slope says nothing (the floor's
+    local slope reaches 4–5 before it saturates, compatible with any large C).  The ratio is
+    unbounded only if
+    * ζ → 0: the floor vanishes more slowly than ζ² (rule ``lower`` on the small-ζ half), or
+    * K → ∞ at fixed η_cK (the bound term is then constant): the floor keeps growing with K
+      (rule ``upper`` with exponent 0 on the large-K half).
+    LHS: lim_R Φ(ŵ_R) − Φ* with ŵ of eq. 4.2 (``_limit_gap``); σ = 0.
+    """
+    from solvers.smoothness import client_smoothness_max
+
+    R = 200 if quick else 400
     if vary == "zeta":
-        xs = [float(x) for x in np.geomspace(0.5, 16.0, 9 if quick else 15)]
-        cfg = [(z, 10) for z in xs]
+        xs = [float(x) for x in np.geomspace(1 / 16, 4.0, 7 if quick else 13)]
+        instances = [drift_quadratics(z) for z in xs]
+        L = max(client_smoothness_max(p) for p, _ in instances)
+        cfg = [(p, ref, 0.25 / L, 10, z) for (p, ref), z in zip(instances, xs, strict=True)]
     else:
-        xs = [4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0] if quick else [4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0,
-                                                                    20.0, 24.0, 32.0]
-        cfg = [(4.0, int(k)) for k in xs]
-    y, bound, y_hat = [], [], []
-    for z, K in cfg:
-        p, ref = drift_quadratics(z)
-        t = runs("feddualavg", p, {"eta_c": eta, "local_steps": K}, R, "exact", [seed], ref)[0]
-        y.append(max(tail_mean(t["gap"]), 1e-300))
-        y_hat.append(float(t["gap_avg"][-1]))
-        bound.append(
-            float(
-                THM_4_3.values(eta_c=eta, L=1.0, K=K, zeta=z, B=1.0, R=1.0, M=1.0, sigma=0.0)["heterogeneity"]
-            )
-        )
+        xs = [4.0, 8.0, 16.0, 32.0, 64.0] if quick else [2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0]
+        p, ref = drift_quadratics(4.0)
+        L = client_smoothness_max(p)
+        product = 0.5 / L  # η_cK: η_c = product/K ≤ 1/(4L) for every K ≥ 2
+        cfg = [(p, ref, product / K, int(K), 4.0) for K in xs]
+    y, resid, bound = [], [], []
+    for p, ref, eta, K, z in cfg:
+        gap, r = _limit_gap(p, ref, eta, K, R, seed)
+        y.append(gap), resid.append(r)
+        bound.append(float(THM_4_3.values(eta_c=eta, L=L, K=K, zeta=z, B=1.0, R=1.0, M=1.0,
+                                          sigma=0.0)["heterogeneity"]))
     y, bound = np.array(y), np.array(bound)
-    half = len(xs) // 2  # the theorem's regime is the large-x end: fit the upper half of the sweep
-    label = "ζ" if vary == "zeta" else "K"
-    fit, v = judge.exponent(xs[half:], y[half:], 2.0, "upper", seed, label,
-                            ratio_max=float(np.max(y / bound)))
-    checks = [v]
-    if vary == "K":  # Φ(ŵ) at fixed η_c R is the B/(η_c K R) term: ∝ 1/K, two-sided
-        fit_hat, v_hat = judge.exponent(xs, y_hat, -1.0, "two-sided", seed, "K")
-        checks.append(Verdict(v_hat.status, "Φ(ŵ) term B/(η_c K R)", v_hat.reason, v_hat.evidence))
+    cert = max(ref.certificate.value for _, ref, *_ in cfg)
+    half = len(xs) // 2
+    if vary == "zeta":
+        fit_x, label, predicted, sense = xs[: half + 1], "ζ", 2.0, "lower"
+    else:
+        fit_x, label, predicted, sense = xs[half:], "K", 0.0, "upper"
+    fit_y = y[: half + 1] if vary == "zeta" else y[half:]
+    ratio_max = float(np.max(y / bound))
+    # σ = 0 and one seed: the curve is deterministic, so every local slope is judged (a bootstrap
+    # interval would measure the curve's bend, not noise)
+    v = judge.local_exponent(fit_x, fit_y, predicted, sense, label)
+    fit = loglog_slope(np.asarray(fit_x), np.maximum(fit_y, 1e-300), seed=seed)
+    checks = [v, judge.identity(max(resid), 0.01, "lim Φ(ŵ_R) reached (tail R/2…R vs 3R/4…R)")]
+    # negative controls on real runs, through the same rule: each must come out inconsistent
+    if vary == "zeta":  # FedMiD-OSP: K unconstrained local steps, then one projection, even for ζ = 0
+        osp = [runs("fedmid-osp", p, {"eta_c": eta, "local_steps": K}, R, "exact", [seed], ref)[0]
+               for p, ref, eta, K, _ in cfg[: half + 1]]
+        ctrl = np.array([float(np.mean(t["gap"][R // 2:])) for t in osp])
+        what_ctrl = "FedMiD-OSP (ψ only in the server step): its floor does not vanish as ζ → 0"
+    else:  # the same FedDualAvg at fixed η_c (the bound term then grows ∝ K²): its floor grows with K
+        ctrl = np.array([_limit_gap(p, ref, cfg[half][2], K, R, seed)[0] for p, ref, _, K, _ in cfg[half:]])
+        what_ctrl = f"FedDualAvg at fixed η_c = {cfg[half][2]:.3g} (not fixed η_cK): floor grows with K"
+    checks.append(judge.control(lambda d: judge.local_exponent(fit_x, d, predicted, sense, label), ctrl,
+                                fit_y, what_ctrl))
+    if y.min() < FLOOR_OVER_CERTIFICATE * cert:
+        checks.append(Verdict(INCONCLUSIVE, "resolution", f"smallest floor {y.min():.2e} is within "
+                              f"{FLOOR_OVER_CERTIFICATE:g}× of the reference's certificate {cert:.1e}"))
+    what = ("vary ζ ∈ " + str([round(x, 3) for x in xs]) + f" at η_c = 1/(4L) = {cfg[0][2]:.3g}, K = 10; "
+            "the ζ² factor judged as ζ → 0 (small-ζ half)") if vary == "zeta" else (
+            "vary K ∈ " + str([int(k) for k in xs]) + f" at fixed η_cK = {cfg[0][2] * cfg[0][3]:.3g} "
+            "(the bound term η_c²LK²ζ² is then constant), ζ = 4; judged on the large-K half")
     return Result(
         name,
         THM_4_3.name,
         f"FedDualAvg on quadratics with heterogeneous Hessians (spread 0.5) on the ℓ1-ball of radius 3 "
-        f"(ζ exact on the domain), σ=0, η_c={eta}, R={R}; floor = tail mean of Φ(w_r) − Φ* (the last "
-        f"iterate: Φ(ŵ) at this R is dominated by B/(η_c K R)); vary {vary} ∈ {[round(x, 3) for x in xs]} "
-        "(slope fitted on the upper half); bound term η_c²LK²ζ²",
+        f"(ζ exact on the domain, L = max_m L_m = {L:.3g}), σ = 0, R = {R}; LHS = lim_R Φ(ŵ_R) − Φ* (ŵ of "
+        f"eq. 4.2, the bound at R → ∞ where only η_c²LK²ζ² is left); {what}",
         {
             "x": xs,
             "floor": y,
-            "gap_hat": y_hat,
             "bound_term": bound,
+            "ratio_max_constant_1": ratio_max,
+            "tail_residual": resid,
+            "control": ctrl,
+            "certificate": cert,
             "plot": plot_spec(
                 "slope",
                 label,
-                "steady-state Φ − Φ*",
-                [slope_series("FedDualAvg", xs, y, fit, 2.0, fit_x=xs[half:], bound=bound)],
+                "lim Φ(ŵ_R) − Φ*",
+                [slope_series("FedDualAvg", xs, y, fit, predicted, fit_x=fit_x, bound=bound)],
             ),
         },
         checks,
         notes=[
-            "Assumption 2 lets the clients' Hessians differ (only F is quadratic), but then ζ is finite only "
-            "on a bounded domain: the instance constrains w to an ℓ1-ball and computes ζ exactly there. "
-            "With a common Hessian (the former instance) FedDualAvg is exactly centralised dual averaging "
-            "and the ζ-term cannot show.",
+            "≲ hides an absolute constant, so only an unbounded ratio floor/(η_c²LK²ζ²) contradicts the "
+            "theorem; on this bounded domain that can happen only as ζ → 0 or as K → ∞ at fixed η_cK, "
+            "which is what is judged.  At fixed η_c the floor's local slope in K or ζ reaches 4–5 before "
+            "it saturates (the earlier design judged that slope and printed 'inconsistent': a false "
+            "result, since the ratio stays bounded).",
         ],
     )
 
 
 def floor_zeta(quick: bool, seed: int) -> Result:
-    """Thm 4.3: steady-state error vs ζ (bound term ∝ ζ²)."""
+    """Thm 4.3: lim Φ(ŵ) − Φ* vanishes at least as fast as ζ² as ζ → 0."""
     return _floor_sweep("fco-4.3-floor-zeta", "zeta", quick, seed)
 
 
 def floor_K(quick: bool, seed: int) -> Result:
-    """Thm 4.3: steady-state error vs K (bound term ∝ K²)."""
+    """Thm 4.3: lim Φ(ŵ) − Φ* stays bounded as K → ∞ at fixed η_cK (bound term constant)."""
     return _floor_sweep("fco-4.3-floor-K", "K", quick, seed)
 
 

@@ -28,6 +28,7 @@ from rates.verdict import (
     exponent_verdict,
     inequality_verdict,
     linear_verdict,
+    local_slopes_verdict,
     one_constant_verdict,
 )
 
@@ -43,6 +44,15 @@ def exponent(x: Sequence[float], Y: np.ndarray, predicted: float, sense: str = "
     fit = loglog_slope(xa, Y, seed=seed)
     violations = exponent_violations(xa, Y, predicted, sense, label)
     return fit, powered(judge, np.asarray(Y, dtype=float), violations)
+
+
+def local_exponent(x: Sequence[float], y: Sequence[float], predicted: float, sense: str,
+                   label: str = "x") -> Verdict:
+    """Every local slope of a deterministic curve (``local_slopes_verdict``), with ``exponent_violations``."""
+    xa = np.asarray(x, dtype=float)
+    ya = np.asarray(y, dtype=float)
+    violations = exponent_violations(xa, ya, predicted, sense, label)
+    return powered(lambda data: local_slopes_verdict(xa, np.ravel(data), predicted, sense), ya, violations)
 
 
 def bound(rate: Sequence[float], Y: np.ndarray, seed: int = 0) -> Verdict:
