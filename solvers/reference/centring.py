@@ -16,6 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from solvers.problem import Problem
+from solvers.reference.gram import share_with_centred
 
 CENTRED_LOSSES = ("squares", "matrix", "ridge")
 
@@ -29,6 +30,9 @@ def centred(problem: Problem) -> tuple[Problem, Callable[[np.ndarray], np.ndarra
     xbar = np.zeros(problem.d) if problem.is_sparse else omega @ A
     X = problem.X if problem.is_sparse else tuple(Xm - xbar for Xm in problem.X)
     work = replace(problem, X=X, y=tuple(ym - ybar for ym in problem.y))
+    if not problem.is_sparse and abs(float(omega.sum()) - 1.0) <= 1e-12:
+        # Σ ω (x_i − x̄) = 0: the original's Gram form follows from the twin's
+        share_with_centred(problem, work, xbar, ybar)
 
     def back(w: np.ndarray) -> np.ndarray:
         out = np.array(w, dtype=float)

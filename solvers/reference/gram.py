@@ -34,15 +34,22 @@ class GramForm:
         e, V = np.linalg.eigh(self.H)
         return e, V
 
+    @cached_property
+    def eigenvalues(self) -> np.ndarray:
+        """Eigenvalues of H, ascending (from ``eig`` when it exists, else values only: ~3× cheaper)."""
+        if "eig" in self.__dict__:
+            return self.eig[0]
+        return np.linalg.eigvalsh(self.H)
+
     @property
     def L(self) -> float:
         """Largest eigenvalue of H (smoothness of F)."""
-        return float(max(self.eig[0][-1], 0.0))
+        return float(max(self.eigenvalues[-1], 0.0))
 
     @property
     def mu(self) -> float:
         """Smallest eigenvalue of H (0 when H is singular to working precision)."""
-        e = self.eig[0]
+        e = self.eigenvalues
         return float(e[0]) if e[0] > 1e-12 * max(e[-1], 1e-300) else 0.0
 
     def value(self, w: np.ndarray) -> float:
@@ -64,21 +71,47 @@ class GramForm:
 
 
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: problem → (its centred twin, x̄, ȳ): its form is derived from the twin's instead of built
+_TWINS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def gram_form(problem: Problem) -> GramForm:
     """The exact Gram form of a quadratic-type problem, built once per problem (cached).
 
     The reference solve, its certificates and the problem constants all need H; a problem is
-    immutable, so the form (and its eigen-decomposition, computed on first use) is shared.
+    immutable, so the form (and its eigen-decomposition, computed on first use) is shared.  A
+    problem registered with ``share_with_centred`` gets its form from its centred twin's in O(D²).
 
     Raises:
         ValueError: the loss is not quadratic (logistic, sigmoid).
 
     """
     if problem not in _CACHE:
-        _CACHE[problem] = _build(problem)
+        twin = _TWINS.get(problem)
+        _CACHE[problem] = _uncentre(gram_form(twin[0]), *twin[1:], problem) if twin else _build(problem)
     return _CACHE[problem]
+
+
+def share_with_centred(problem: Problem, twin: Problem, xbar: np.ndarray, ybar: float) -> None:
+    """Derive ``problem``'s Gram form from ``twin`` = ``problem`` with x_i − x̄, y_i − ȳ (dense data).
+
+    With Σ ω_i = 1, x̄ = Σ ω_i x_i and ȳ = Σ ω_i y_i, so Σ ω_i (x_i − x̄) = 0 and Σ ω_i (y_i − ȳ) = 0:
+    H_xx = H'_xx + x̄x̄ᵀ, H_xb = x̄, H_bb = 1, g_x = g'_x + ȳ x̄, g_b = ȳ, c₀ = c₀' + ½ȳ² — exact,
+    and the data are multiplied once instead of twice (the 8192 × 1025 product is the cost).
+    """
+    _TWINS[problem] = (twin, np.asarray(xbar, dtype=float), float(ybar))
+
+
+def _uncentre(form: GramForm, xbar: np.ndarray, ybar: float, problem: Problem) -> GramForm:
+    d = problem.d
+    H = form.H.copy()
+    H[:d, :d] += np.outer(xbar, xbar)
+    H[:d, d] = H[d, :d] = xbar
+    H[d, d] = form.H[d, d]  # Σ ω_i, the same in both
+    g = form.g.copy()
+    g[:d] += ybar * xbar
+    g[d] = ybar * form.H[d, d]
+    return GramForm(H=0.5 * (H + H.T), g=g, c0=form.c0 + 0.5 * ybar * ybar * form.H[d, d])
 
 
 def _build(problem: Problem) -> GramForm:

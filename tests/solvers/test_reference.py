@@ -222,3 +222,29 @@ def test_an_uncertified_first_order_run_is_named_not_reported_as_a_disagreement(
     p = generate("sparse-logistic", clients=4, samples=20, d=10)
     with pytest.raises(CertificationError, match=r"certified only .* after 3 iterations.*CLARABEL's point"):
         reference_solve(p, max_iter=3)
+
+
+@pytest.mark.parametrize("ridge", [0.0, 0.3])
+def test_the_uncentred_gram_form_derived_from_the_centred_twin_equals_the_built_one(ridge):
+    """The original problem's Gram form comes from its centred twin's (one data product instead of
+    two); it must equal the form built from the raw data, entry by entry, with an offset in x and y."""
+    from dataclasses import replace
+
+    from solvers.reference import gram as gram_module
+    from solvers.reference.centring import centred
+
+    p = generate("lasso-paper", clients=5, samples=30, d=12, nnz=4, bias=50.0)
+    p = replace(p, X=tuple(x + 3.0 for x in p.X))  # an offset in every feature
+    if ridge:
+        p = replace(p, loss="ridge", ridge_lam=ridge)
+    built = gram_module._build(p)
+    twin, _ = centred(p)
+    assert p in gram_module._TWINS and gram_module._TWINS[p][0] is twin
+    derived = gram_module.gram_form(p)
+    assert derived is not built
+    np.testing.assert_allclose(derived.H, built.H, rtol=1e-12, atol=1e-12 * np.abs(built.H).max())
+    np.testing.assert_allclose(derived.g, built.g, rtol=1e-12, atol=1e-12 * np.abs(built.g).max())
+    assert derived.c0 == pytest.approx(built.c0, rel=1e-12)
+    # and the reference solve on the shared forms still certifies and agrees with cvxpy
+    sol = reference_solve(p)
+    assert sol.certificate.relative <= 1e-10 and sol.agreement <= 1e-9
