@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from reports import solve_cache
 from reports.cli_common import UsageError, check_writable, load_problem, parse_params
-from solvers.constants import compute_constants
+from solvers.constants import ProblemConstants, compute_constants
 from solvers.generators import GENERATORS, describe, parameters
 from solvers.instance_io import save_instance
 from solvers.metrics import recovery
@@ -61,14 +62,20 @@ def cmd_solve(args: argparse.Namespace) -> int:
     for target in (args.out, args.save_instance):
         check_writable(target)
     problem = load_problem(args.problem, parse_params(args.param), args.seed)
-    sol = reference_solve(problem, tol=args.tol)
-    consts = compute_constants(problem, w_star=sol.w)
+    path = None if args.no_cache else solve_cache.entry_path(problem, args.tol, "CLARABEL")
+    entry = solve_cache.load(path) if path else None
+    sol = reference_solve(problem, tol=args.tol, cached_cvx=solve_cache.cvx_result(entry) if entry else None)
+    reuse = entry is not None and entry.get("w_sha256") == solve_cache.w_digest(sol.w)
+    consts = ProblemConstants(**entry["constants"]) if reuse else compute_constants(problem, w_star=sol.w)
+    if path and not reuse:
+        solve_cache.store(path, solve_cache.cvx_entry(sol.cvx), consts.as_dict(), sol.w)
     rec = recovery(problem, sol.w)
     out = {
         **sol.as_dict(),
         "constants": consts.as_dict(),
         "recovery": rec,
         "instance": {"name": problem.name, "meta": problem.meta},
+        "cache": {"path": str(path) if path else None, "reused": reuse},
     }
     if args.out:
         Path(args.out).write_text(json.dumps(out, indent=1, default=float))
@@ -78,6 +85,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         print(json.dumps({k: v for k, v in out.items() if k != "w"}, indent=1, default=float))
     else:
         print(_summary(problem, sol, consts, rec))
+        if reuse:
+            print(f"cached    cvxpy's answer and the constants from {path} (--no-cache recomputes)")
         if args.out:
             print(f"wrote {args.out}")
     return 0

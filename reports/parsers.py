@@ -34,6 +34,9 @@ def add_problem_commands(sub: Any) -> None:
     s.add_argument("--out", help="write the solution as JSON")
     s.add_argument("--save-instance", help="also save the instance as .npz")
     s.add_argument("--json", action="store_true", help="print the result as JSON")
+    s.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write the per-instance cache of cvxpy's answer and the constants "
+                   "($FCOCHECK_CACHE, else ~/.cache/fcocheck)")
     _cmd(s, "reports.cli_solve:cmd_solve")
 
 

@@ -69,7 +69,8 @@ def _hessian_spread(problem: Problem) -> tuple[float, float]:
                                 matvec=lambda v, b=base, r=ridge: b @ np.ravel(v) + r * np.ravel(v)
                                 - Hbar @ np.ravel(v))
         spreads.append(_spectral_norm(op))
-    return max(spreads), _spectral_norm(Hbar)
+    e = gram_form(problem).eigenvalues
+    return max(spreads), float(max(abs(e[0]), abs(e[-1])))
 
 
 def _spectral_norm(op: LinearOperator | np.ndarray) -> float:
@@ -108,11 +109,15 @@ def gradient_bound(problem: Problem, center: np.ndarray, radius: float) -> tuple
         return float(max(vals)), "bound on ball (l2)"
     A, y, _ = problem.pooled
     dense = A.toarray() if sp.issparse(A) else A
-    rows = np.hstack([dense, np.ones((dense.shape[0], 1))]) if problem.intercept else dense
-    dual = problem.h.dual_norm(rows)
+    # rows a_i = (x_i, 1) without forming them (an 8192 × 1025 copy): h's dual norm on a free
+    # intercept is √(‖x_i‖_*² + 1), the Euclidean row norm √(‖x_i‖² + 1)
+    head = problem.mirror.dual_norm(dense)
+    dual = np.sqrt(head * head + 1.0) if problem.intercept else head
     if problem.loss in PHI_PRIME_BOUND:
         return float(PHI_PRIME_BOUND[problem.loss] * dual.max()), "global bound"
-    resid = np.abs(rows @ center - y) + np.linalg.norm(rows, axis=1) * radius
+    row_sq = np.einsum("ij,ij->i", dense, dense) + float(problem.intercept)
+    fitted = dense @ center[: problem.d] + (center[problem.d] if problem.intercept else 0.0)
+    resid = np.abs(fitted - y) + np.sqrt(row_sq) * radius
     ridge = problem.ridge_lam * (np.linalg.norm(center) + radius)
     return float(np.max(resid * dual) + ridge), "bound on ball (l2)"
 
@@ -124,12 +129,14 @@ def compute_constants(problem: Problem, w_star: np.ndarray | None = None,
     center = w0 if w_star is None else np.asarray(w_star, dtype=float)
     if radius is None:
         radius = float(np.linalg.norm(center - w0)) or 1.0
-    mu = gram_form(problem).mu if problem.loss in QUADRATIC_LOSSES else None
+    gram = gram_form(problem) if problem.loss in QUADRATIC_LOSSES else None
+    mu = gram.mu if gram is not None else None
     zeta, kind, sampled = heterogeneity(problem, center, radius, seed=seed)
     G, gkind = gradient_bound(problem, center, radius)
     B = float(problem.h.bregman(center, w0)) if w_star is not None else None
     return ProblemConstants(
-        L=global_smoothness(problem), L_clients=client_smoothness_max(problem),
+        L=gram.L if gram is not None else global_smoothness(problem),
+        L_clients=client_smoothness_max(problem),
         L_sample=sample_smoothness(problem), mu=mu, zeta=zeta, zeta_kind=kind,
         zeta_sampled=sampled, G=G, G_kind=gkind, B=B, radius=radius,
     )

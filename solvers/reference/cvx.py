@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass
 
 import cvxpy as cp
 import numpy as np
 
 from solvers.problem import Problem
+from solvers.reference.cvx_result import CvxResult
 from solvers.reference.gram import GramForm
 from solvers.regularizers import (
     L1,
@@ -34,16 +34,6 @@ from solvers.regularizers import (
 
 CLARABEL_TIGHT = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12,
                   "tol_ktratio": 1e-10, "max_iter": 400}
-
-
-@dataclass(frozen=True)
-class CvxResult:
-    """Solution (None if the solver failed), solver name, status and wall time."""
-
-    w: np.ndarray | None
-    solver: str
-    status: str
-    seconds: float
 
 
 def psi_expression(psi: Regularizer, w: cp.Expression) -> tuple[cp.Expression, list]:

@@ -31,7 +31,6 @@ from solvers.reference.certificate import (
     kkt_certificate,
     prox_grad_norm,
 )
-from solvers.reference.cvx import cvx_solve
 from solvers.reference.fista import fista, proximal_gradient
 from solvers.reference.gram import QUADRATIC_LOSSES, GramForm, gram_form
 from solvers.smoothness import global_smoothness
@@ -52,6 +51,7 @@ class ReferenceSolution:
     solvers: list[dict[str, Any]] = field(default_factory=list)
     agreement: float | None = None
     seconds: float = 0.0
+    cvx: Any = None  # cvxpy's answer (``CvxResult``), kept for a cache; not part of the JSON form
 
     def as_dict(self, include_w: bool = True) -> dict[str, Any]:
         """JSON form (``w`` inline as a list)."""
@@ -109,8 +109,12 @@ def _record(name: str, status: str, seconds: float, cert: Certificate | None,
 
 
 def reference_solve(problem: Problem, tol: float = 1e-10, agree_tol: float = 1e-9,
-                    cvx_solver: str = "CLARABEL", max_iter: int = 200_000) -> ReferenceSolution:
+                    cvx_solver: str = "CLARABEL", max_iter: int = 200_000,
+                    cached_cvx: Any = None) -> ReferenceSolution:
     """Certified optimum of a convex instance, or a stationary point of a non-convex one.
+
+    ``cached_cvx``: cvxpy's answer on this very instance from an earlier solve (a ``CvxResult`` with
+    its ``solver``, ``status``, ``seconds``); it is certified and cross-checked exactly as a fresh one.
 
     Raises:
         CertificationError: the methods disagree beyond ``agree_tol`` or a certificate
@@ -130,10 +134,15 @@ def reference_solve(problem: Problem, tol: float = 1e-10, agree_tol: float = 1e-
                            else "not certified", time.perf_counter() - t0, cert_fo,
                            iterations=its))
 
-    cvx = cvx_solve(problem, smooth.gram, cvx_solver)
+    if cached_cvx is None:
+        from solvers.reference.cvx import cvx_solve  # cvxpy takes ~1 s to import: only when solving
+
+        cvx = cvx_solve(problem, smooth.gram, cvx_solver)
+    else:
+        cvx = cached_cvx
     cert_cvx = smooth.certify(cvx.w) if cvx.w is not None else None
-    records.append(_record(f"cvxpy/{cvx.solver}", cvx.status, cvx.seconds, cert_cvx,
-                           gram_reduced=smooth.gram is not None))
+    records.append(_record(f"cvxpy/{cvx.solver}" + (" (cached)" if cached_cvx is not None else ""),
+                           cvx.status, cvx.seconds, cert_cvx, gram_reduced=smooth.gram is not None))
     # a first-order run that did not certify is named as such, not as a disagreement with cvxpy
     if cert_fo.rounding_relative > tol:
         raise CertificationError(
@@ -155,7 +164,7 @@ def reference_solve(problem: Problem, tol: float = 1e-10, agree_tol: float = 1e-
                                "certified" if cert_orig.relative <= tol else "rounding-limited",
                                0.0, cert_orig))
     return ReferenceSolution(original.name, cert_fo.primal, w, cert_fo, GLOBAL, records,
-                             agreement, time.perf_counter() - start)
+                             agreement, time.perf_counter() - start, cvx)
 
 
 def _cross_check(problem: Problem, smooth: _Smooth, cert_fo: Certificate,
