@@ -123,6 +123,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         reference=False if args.no_reference else None,
         gradient=args.gradient,
         progress=not args.json,
+        metrics_every=args.metrics_every,
     )
     if args.out:
         trace.save(args.out)

@@ -65,6 +65,8 @@ def add_run_commands(sub: Any) -> None:
     r.add_argument("--clients-per-round", type=int, default=None, help="P clients sampled per round")
     r.add_argument("--record", default="round", choices=["round", "step"])
     r.add_argument("--gradient", default="auto", help="auto | batched | loop")
+    r.add_argument("--metrics-every", type=int, default=1, metavar="N",
+                   help="evaluate objective/gaps/‖G_η‖ after every N-th round and the last (NaN between)")
     r.add_argument("--no-reference", action="store_true", help="skip the certified optimum (no gaps)")
     r.add_argument("--out", help="write the trace (.npz)")
     r.add_argument("--json", action="store_true", help="print the summary as JSON")

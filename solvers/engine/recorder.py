@@ -36,19 +36,28 @@ class Recorder:
         self.avg_count = 0
         self.disc_sum, self.disc_steps = 0.0, 0
         self.totals = Counts().as_dict()
+        self.metric_keys: tuple[str, ...] = ()
 
     def start(self, w0: Array, z0: Array | None) -> None:
         """Record the start point (ŵ_0 = w_0; counts and overhead 0)."""
         metrics = self.evaluator.evaluate(w0, w0)
+        self.metric_keys = tuple(metrics)
         self._append_point(w0, z0, metrics, overhead=0.0)
 
-    def record(self, log: RoundLog, clients: Array) -> bool:
-        """Record one round; False (nothing appended) when the new objective is not finite."""
+    def record(self, log: RoundLog, clients: Array, evaluate: bool = True) -> bool:
+        """Record one round; False (nothing appended) when the new objective is not finite.
+
+        ``evaluate=False`` skips the pass over the data: the evaluator's metrics are NaN this round.
+        """
         avg_sum = log.avg_terms.copy() if self.avg_sum is None else self.avg_sum + log.avg_terms
         avg_count = self.avg_count + log.avg_count
-        metrics = self.evaluator.evaluate(log.w, avg_sum / avg_count)
-        if not np.isfinite(metrics["objective"]):
-            return False
+        if evaluate:
+            metrics = self.evaluator.evaluate(log.w, avg_sum / avg_count)
+            if not np.isfinite(metrics["objective"]):
+                return False
+            self.metric_keys = tuple(metrics)
+        else:
+            metrics = dict.fromkeys(self.metric_keys, float("nan"))
         self.avg_sum, self.avg_count = avg_sum, avg_count
         for key, value in log.counts.as_dict().items():
             self.totals[key] += value

@@ -192,3 +192,39 @@ def test_minibatch_oracle_on_quadratics_is_refused_up_front():
     p = generate("quadratics", clients=2, d=3)
     with pytest.raises(InvalidOracleError, match="quadratic"):
         run("fedavg", p, {"eta_c": 0.1}, rounds=1, oracle="minibatch:2", reference=False)
+
+
+@pytest.mark.parametrize("name", ["feddualavg", "fedmid", "scaffold"])
+def test_metrics_every_keeps_the_iterates_and_the_recorded_rounds_exact(lasso, name):
+    """metrics_every = 4 over R = 10: the same iterates bit for bit, the evaluated metrics at rounds
+    0, 4, 8 and the last equal to the every-round run's, NaN between; counts, discrepancy and ŵ
+    kept every round."""
+    p, ref = lasso
+    hp = {"eta_c": 0.05, "local_steps": 3}
+    if name == "scaffold":
+        hp = {"eta_l": 0.05, "eta_g": 1.0, "local_steps": 3}
+    a = run(name, p, hp, rounds=10, reference=ref)
+    b = run(name, p, hp, rounds=10, reference=ref, metrics_every=4)
+    np.testing.assert_array_equal(a["server_w"], b["server_w"])
+    kept = [0, 4, 8, 10]
+    for key in ("objective", "gap", "gap_avg", "prox_grad_norm", "density"):
+        np.testing.assert_array_equal(a[key][kept], b[key][kept])
+        skipped = np.setdiff1d(np.arange(11), kept)
+        assert np.all(np.isnan(b[key][skipped])), key
+    for key in ("grad_calls", "floats_up"):
+        np.testing.assert_array_equal(a[key], b[key])
+    assert b.meta["metrics_every"] == 4 and b.meta["w_hat"] == a.meta["w_hat"]
+
+
+@pytest.mark.parametrize("bad", [0, -2, 2.5, True, "3"])
+def test_metrics_every_must_be_a_positive_integer(lasso, bad):
+    p, _ = lasso
+    with pytest.raises(InvalidHyperparameterError, match="metrics_every = .*the rule is an integer >= 1"):
+        run("fedmid", p, {"eta_c": 0.1}, rounds=2, reference=False, metrics_every=bad)
+
+
+def test_metrics_every_still_stops_a_diverging_run_at_once():
+    p = generate("quadratics", clients=3, d=6)
+    a = run("fedavg", p, {"eta_c": 50.0, "local_steps": 2}, rounds=500, reference=False)
+    b = run("fedavg", p, {"eta_c": 50.0, "local_steps": 2}, rounds=500, reference=False, metrics_every=50)
+    assert b.status == "diverged" and b.meta["diverged_at"] == a.meta["diverged_at"]
