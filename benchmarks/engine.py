@@ -66,14 +66,22 @@ def bare_kernel_time(problem, repeats: int = 30) -> dict[str, float]:
     return {"batched": best_of(batched, repeats), "loop": best_of(loop, repeats)}
 
 
-def engine_step_time(problem, phi_star: float, K: int, rounds: tuple[int, int]) -> float:
-    """Engine seconds per local step: difference of two run lengths removes the set-up cost."""
+def engine_step_time(problem, phi_star: float, K: int, rounds: tuple[int, int],
+                     metrics_every: int = 1, repeats: int = 3) -> float:
+    """Engine seconds per local step: difference of two run lengths removes the set-up cost.
+
+    Each run length is timed ``repeats`` times and the best kept (the machine's noise is one-sided).
+    """
     hp = {"eta_c": 0.02, "eta_s": 1.0, "local_steps": K}
     times = []
     for R in rounds:
-        t = time.perf_counter()
-        run("feddualavg", problem, hp, rounds=R, oracle="exact", reference=phi_star)
-        times.append(time.perf_counter() - t)
+        best = float("inf")
+        for _ in range(repeats):
+            t = time.perf_counter()
+            run("feddualavg", problem, hp, rounds=R, oracle="exact", reference=phi_star,
+                metrics_every=metrics_every if metrics_every > 0 else R)
+            best = min(best, time.perf_counter() - t)
+        times.append(best)
     return (times[1] - times[0]) / ((rounds[1] - rounds[0]) * K)
 
 
@@ -105,12 +113,16 @@ def part_i(quick: bool) -> None:
     phi_star = reference_solve(p).objective
     kernel = bare_kernel_time(p)
     best = min(kernel.values())
-    step = engine_step_time(p, phi_star, K=10, rounds=(2, 6 if quick else 22))
-    print("(i) FedDualAvg, lasso-paper, K = 10, exact gradients, all metrics every round")
+    window = (2, 6 if quick else 22)
+    step = engine_step_time(p, phi_star, K=10, rounds=window)
+    lean = engine_step_time(p, phi_star, K=10, rounds=window, metrics_every=0)  # 0: only the last round
+    print("(i) FedDualAvg, lasso-paper, K = 10, exact gradients")
     print(f"    bare kernel per gradient: batched {kernel['batched'] * 1e3:.2f} ms, "
           f"loop {kernel['loop'] * 1e3:.2f} ms (engine chose {p.kernel.strategy})")
-    print(f"    engine per local step:    {step * 1e3:.2f} ms")
-    print(f"    ratio engine / best bare kernel = {step / best:.3f}   (target <= 1.25)")
+    print(f"    engine per local step:    {step * 1e3:.2f} ms with every metric every round, "
+          f"{lean * 1e3:.2f} ms with metrics_every = R (instrumentation kept)")
+    print(f"    ratio engine / best bare kernel = {step / best:.3f} (metrics every round), "
+          f"{lean / best:.3f} (metrics_every = R)   (target <= 1.1)")
 
 
 def part_ii(quick: bool) -> None:

@@ -88,7 +88,10 @@ def _resolve_free_tail(h: MirrorMap, psi: Regularizer) -> CompositeFn:
     def fn(z: np.ndarray, t: Any) -> np.ndarray:
         z = np.asarray(z, dtype=float)
         th = t if np.ndim(t) == 0 else np.broadcast_to(t, z.shape)[..., :-n]
-        return np.concatenate([inner(z[..., :-n], th), z[..., -n:].copy()], axis=-1)
+        out = np.empty(z.shape)
+        out[..., :-n] = inner(z[..., :-n], th)
+        out[..., -n:] = z[..., -n:]
+        return out
 
     return fn
 

@@ -107,7 +107,7 @@ def dual_local(env: Env, kern: Kernel, rng: np.random.Generator, z: Array, weigh
         G = env.oracle.grads(kern, W, rng)
         if k > 0:
             disc[k] = discrepancy(h, weights, Z)
-        Z = Z - eta_c * G
+        Z -= eta_c * G  # Z is this function's own array (np.repeat above); W is not used again
         zbar = weights @ Z
         image = shadow_map(zbar, k + 1)
         terms = terms + image

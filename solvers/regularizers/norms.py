@@ -11,8 +11,15 @@ from solvers.regularizers.base import DUAL_SHRINK, Regularizer, check_nonnegativ
 
 
 def soft_threshold(v: np.ndarray, tau: Any) -> np.ndarray:
-    """S_τ(v) = sign(v)·max(|v| − τ, 0), elementwise."""
-    return np.sign(v) * np.maximum(np.abs(v) - tau, 0.0)
+    """S_τ(v) = sign(v)·max(|v| − τ, 0), elementwise, in one new array (copysign carries the sign).
+
+    The same values as sign(v)·max(|v| − τ, 0), a zero output possibly as −0.0 (equal to 0 for every
+    comparison and density count); one allocation instead of four (an (M, d) block per local step).
+    """
+    out = np.abs(v)
+    out -= tau
+    np.maximum(out, 0.0, out=out)
+    return np.copysign(out, v, out=out)
 
 
 def linf_scale(v: np.ndarray, radius: float) -> np.ndarray:
