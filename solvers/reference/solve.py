@@ -31,7 +31,7 @@ from solvers.reference.certificate import (
     kkt_certificate,
     prox_grad_norm,
 )
-from solvers.reference.fista import fista, proximal_gradient
+from solvers.reference.fista import fista, fista_backtracking, proximal_gradient
 from solvers.reference.gram import QUADRATIC_LOSSES, GramForm, gram_form
 from solvers.smoothness import global_smoothness
 
@@ -69,6 +69,7 @@ class _Smooth:
     L: float
     certify: Any
     gram: GramForm | None = None
+    value: Any = None  # F, for the backtracking FISTA (GLM losses: local curvature ≪ the global L)
 
 
 def _smooth_part(problem: Problem) -> _Smooth:
@@ -82,7 +83,7 @@ def _smooth_part(problem: Problem) -> _Smooth:
         cert = glm_gap(problem, w)
         return cert if cert is not None else kkt_certificate(problem, w, eta_cert)
 
-    return _Smooth(problem.grad_F, L, certify)
+    return _Smooth(problem.grad_F, L, certify, value=problem.F)
 
 
 def _run_fista(problem: Problem, smooth: _Smooth, w0: np.ndarray, tol: float,
@@ -95,7 +96,11 @@ def _run_fista(problem: Problem, smooth: _Smooth, w0: np.ndarray, tol: float,
         # stop too once the gap is all rounding: no iteration can certify below that floor
         return cert.relative <= tol or (cert.rounding_relative > tol and cert.value <= 2 * cert.rounding)
 
-    res = fista(smooth.grad, problem.psi.prox, smooth.L, w0, stop=stop, max_iter=max_iter)
+    if smooth.value is None:  # Gram form: L is exact and the fixed step is already the best one
+        res = fista(smooth.grad, problem.psi.prox, smooth.L, w0, stop=stop, max_iter=max_iter)
+    else:
+        res = fista_backtracking(smooth.value, smooth.grad, problem.psi.prox, smooth.L, w0, stop=stop,
+                                 max_iter=max_iter)
     return res.w, smooth.certify(res.w), res.iterations
 
 
