@@ -126,13 +126,14 @@ def _results(chosen: list[Any], args: argparse.Namespace, instance: Any) -> Any:
         return
     from functools import partial
 
+    from verify.experiments.base import longest_first
     from verify.report_jobs import experiment_one_thread
     from verify.sweep.executors import make_executor
 
     ex = make_executor(args.workers)
     try:
         task = partial(experiment_one_thread, quick=args.quick, seed=args.seed)
-        for _, res in ex.imap(task, [e.name for e in chosen]):
+        for _, res in ex.imap(task, longest_first([e.name for e in chosen])):  # shortest makespan
             yield res
     finally:
         ex.close()

@@ -78,8 +78,10 @@ def conformance_slice(what: str, budget: str, seed: int) -> dict[str, Any]:
 
 
 def experiment_jobs(names: list[str], quick: bool, seed: int) -> list[Job]:
-    """One job per experiment."""
-    return [Job(n, experiment, (n, quick, seed)) for n in names]
+    """One job per experiment, the longest first (a pool's makespan; payloads are keyed by name)."""
+    from verify.experiments.base import longest_first
+
+    return [Job(n, experiment, (n, quick, seed)) for n in longest_first(list(names))]
 
 
 def conformance_jobs(algs: list[str], budget: str, seed: int) -> list[Job]:

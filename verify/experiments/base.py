@@ -213,3 +213,15 @@ def plot_spec(
 ) -> dict[str, Any]:
     """What the report should draw for an experiment (``kind``: slope | bound | scatter | bars | trace)."""
     return {"kind": kind, "xlabel": xlabel, "ylabel": ylabel, "series": series, **extra}
+
+
+#: quick-mode seconds on 2 cores (measured 2026-11-24): only the order in which a pool is fed depends
+#: on them (longest first), never a result
+COST = {"svrg-contraction": 9.7, "fco-4.3-floor-K": 5.0, "fco-4.1-speedup": 5.4, "fco-curse-rate": 5.0,
+        "fedcanon-floor-structure": 4.1, "fco-4.3-floor-zeta": 2.8, "fedcanon-pl-rate": 3.5,
+        "fco-4.2-vs-4.1": 3.1, "fedcanon-heterogeneity": 3.0}
+
+
+def longest_first(names: list[str]) -> list[str]:
+    """``names`` in decreasing expected cost (``COST``; unknown names last, in their order)."""
+    return sorted(names, key=lambda n: -COST.get(n, 0.0))

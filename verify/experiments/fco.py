@@ -236,7 +236,7 @@ def _floor_sweep(name: str, vary: str, quick: bool, seed: int) -> Result:
     """
     from solvers.smoothness import client_smoothness_max
 
-    R = 200 if quick else 400
+    R = 160 if quick else 400
     if vary == "zeta":
         xs = [float(x) for x in np.geomspace(1 / 16, 4.0, 7 if quick else 13)]
         instances = [drift_quadratics(z) for z in xs]
