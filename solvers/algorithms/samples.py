@@ -64,6 +64,20 @@ class SampleView:
         """Total number of rows."""
         return int(self.A.shape[0])
 
+    def rows(self, rows: Array) -> Array:
+        """The pooled rows ``rows`` as a dense ``(len(rows), dim)`` array.
+
+        The same values as ``A[rows].toarray()``, without building a CSR matrix per call: the
+        single-sample loops of SGD/SVRG/DANE call this once per step, where scipy's fancy indexing
+        cost 170 µs.
+        """
+        A = self.A
+        out = np.zeros((len(rows), A.shape[1]))
+        for i, r in enumerate(np.asarray(rows).ravel()):
+            lo, hi = A.indptr[r], A.indptr[r + 1]
+            out[i, A.indices[lo:hi]] = A.data[lo:hi]
+        return out
+
 
 def sample_view(problem: Problem, who: str) -> SampleView:
     """The (cached) per-sample view; refuses problems without sample data."""
@@ -274,7 +288,7 @@ def _lazy(problem: Problem, view: SampleView, w_t: Array, g: Array, d0: Array, s
 
 def _dense(problem: Problem, view: SampleView, w_t: Array, g: Array, d0: Array,
            spec: Pass) -> tuple[Array, Array]:
-    phi, A, y = problem.phi, view.A, view.y
+    phi, y = problem.phi, view.y
     order, bounds = _order(spec)
     rows_o, client_o = spec.seq_rows[order], spec.seq_client[order]
     W = np.repeat(w_t[None, :], problem.M, axis=0)
@@ -282,7 +296,7 @@ def _dense(problem: Problem, view: SampleView, w_t: Array, g: Array, d0: Array,
     lam = problem.ridge_lam
     for j in range(len(bounds) - 1):
         ck, rows = client_o[bounds[j]:bounds[j + 1]], rows_o[bounds[j]:bounds[j + 1]]
-        Xr = A[rows].toarray()
+        Xr = view.rows(rows)
         Wa = W[ck]
         t = np.sum(Xr * Wa, axis=1)
         diff = (phi.dphi(t, y[rows]) - d0[rows])[:, None] * Xr
