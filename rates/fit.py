@@ -61,6 +61,20 @@ def _line(lx: np.ndarray, ly: np.ndarray) -> tuple[float, float]:
     return float(coef[0]), float(coef[1])
 
 
+def _slopes(LX: np.ndarray, LY: np.ndarray) -> np.ndarray:
+    """Least-squares slope of each row pair (LX[b], LY[b]) in closed form; NaN where x does not vary.
+
+    One vectorised pass for the whole bootstrap (the per-resample ``lstsq`` was 55,000 calls in a
+    quick ``validate``).
+    """
+    dx = LX - LX.mean(axis=1, keepdims=True)
+    dy = LY - LY.mean(axis=1, keepdims=True)
+    den = np.einsum("bi,bi->b", dx, dx)
+    num = np.einsum("bi,bi->b", dx, dy)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
 def loglog_slope(x: np.ndarray, Y: np.ndarray, seed: int = 0, n_boot: int = BOOTSTRAP) -> SlopeFit:
     """Fit y ∝ x^s and bootstrap s (see the module docstring for which bootstrap)."""
     x = np.asarray(x, dtype=float)
@@ -75,11 +89,11 @@ def loglog_slope(x: np.ndarray, Y: np.ndarray, seed: int = 0, n_boot: int = BOOT
     S = LY.shape[0]
     if S >= 3:
         idx = rng.integers(0, S, size=(n_boot, S))
-        boots = np.array([_line(lx, LY[i].mean(axis=0))[0] for i in idx])
+        boots = _slopes(np.broadcast_to(lx, (n_boot, lx.size)), LY[idx].mean(axis=1))
         method = "bootstrap over seeds"
     else:
         idx = rng.integers(0, lx.size, size=(n_boot, lx.size))
-        boots = np.array([_line(lx[i], ly[i])[0] if np.ptp(lx[i]) > 0 else np.nan for i in idx])
+        boots = _slopes(lx[idx], ly[idx])
         boots = boots[np.isfinite(boots)]
         method = "bootstrap over sweep points"
     a = (1 - LEVEL) / 2

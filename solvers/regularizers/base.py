@@ -7,6 +7,7 @@ returns shape ``(...)``.  A *separable* regulariser also accepts a per-coordinat
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -48,6 +49,9 @@ def check_step(t: Any, rho: float, name: str) -> np.ndarray | float:
         ``t`` as a float or float array.
 
     """
+    if type(t) is float or type(t) is np.float64:  # the engine's common case, without array checks
+        if 0.0 < t < math.inf and (rho <= 0 or t * rho < 1.0):
+            return float(t)
     ta = np.asarray(t, dtype=float)
     if not np.all(np.isfinite(ta)) or np.any(ta <= 0):
         bad = ta if ta.ndim == 0 else ta[~(np.isfinite(ta) & (ta > 0))].flat[0]

@@ -91,3 +91,20 @@ def test_bad_input_named():
         loglog_slope(np.array([1.0, 2.0]), np.array([1.0, 2.0]))
     with pytest.raises(ValueError, match="> 0"):
         loglog_slope(X, -np.ones(8))
+
+
+def test_vectorised_bootstrap_slopes_equal_per_resample_least_squares():
+    """The closed-form slopes of every resample equal numpy's lstsq on the same resample (1e-12),
+    and a resample whose x does not vary is NaN (dropped), as before."""
+    from rates.fit import _line, _slopes
+
+    rng = np.random.default_rng(7)
+    lx = np.log(np.array([1.0, 2.0, 4.0, 8.0, 16.0]))
+    ly = -0.7 * lx + 0.05 * rng.standard_normal(5)
+    idx = rng.integers(0, 5, size=(300, 5))
+    got = _slopes(lx[idx], ly[idx])
+    for b, i in enumerate(idx):
+        if np.ptp(lx[i]) > 0:
+            assert abs(got[b] - _line(lx[i], ly[i])[0]) <= 1e-12 * max(1.0, abs(got[b]))
+        else:
+            assert np.isnan(got[b])
