@@ -217,9 +217,9 @@ def plot_spec(
 
 #: quick-mode seconds on 2 cores (measured 2026-11-24): only the order in which a pool is fed depends
 #: on them (longest first), never a result
-COST = {"svrg-contraction": 9.7, "fco-4.3-floor-K": 5.0, "fco-4.1-speedup": 5.4, "fco-curse-rate": 5.0,
-        "fedcanon-floor-structure": 4.1, "fco-4.3-floor-zeta": 2.8, "fedcanon-pl-rate": 3.5,
-        "fco-4.2-vs-4.1": 3.1, "fedcanon-heterogeneity": 3.0}
+COST = {"fco-4.3-floor-K": 3.7, "fco-4.1-speedup": 3.7, "fco-curse-rate": 3.1, "fco-4.2-vs-4.1": 2.9,
+        "svrg-contraction": 2.8, "fedcanon-floor-structure": 2.3, "fedcanon-heterogeneity": 1.9,
+        "fco-4.3-floor-zeta": 1.7, "fedcanon-pl-rate": 1.7, "fco-4.2-rounds": 1.6}
 
 
 def longest_first(names: list[str]) -> list[str]:
