@@ -317,3 +317,33 @@ def test_sigkill_at_two_points_then_resume_equals_a_fresh_run(tmp_path):
     with Store(fresh) as st:
         run_sweep(grid(base, axes, range(6)), st, Serial(), progress=False)
     assert contents(fresh) == after
+
+
+def test_a_multi_worker_sweep_solves_each_instance_once_before_its_runs(tmp_path, monkeypatch):
+    """With several workers the references are solved first, one task per distinct instance, and
+    handed to every run (the results equal the serial sweep's, above); an instance that cannot be
+    certified is handed over as None and its runs solve it themselves (recording any failure)."""
+    from verify.sweep import runner, task
+
+    solved = []
+
+    class TwoWorkers(Serial):
+        workers = 2
+
+    def counting(spec):
+        solved.append(spec)
+        return real(spec)
+
+    real = task.solve_reference
+    monkeypatch.setattr(runner, "solve_reference", counting)
+    cfgs = small_grid()
+    fn = runner._with_references(TwoWorkers(), cfgs)
+    assert len(solved) == 1 and fn.keywords["references"][solved[0]] is not None  # one instance, once
+    with Store(tmp_path / "two.sqlite") as st, Store(tmp_path / "one.sqlite") as one:
+        run_sweep(cfgs, st, TwoWorkers(), progress=False)
+        run_sweep(cfgs, one, Serial(), progress=False)
+    assert contents(tmp_path / "two.sqlite") == contents(tmp_path / "one.sqlite")
+    monkeypatch.setattr(runner, "solve_reference", lambda spec: None)  # uncertifiable: runs still try
+    with Store(tmp_path / "none.sqlite") as st:
+        run_sweep(cfgs[:2], st, TwoWorkers(), progress=False)
+        assert all(r["status"] != "error" or "scaffold" in r["algorithm"] for r in st.runs())

@@ -12,12 +12,14 @@ import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
 
 from solvers.progress import Progress
-from verify.sweep.config import RunConfig
+from verify.sweep.config import RunConfig, canonical
 from verify.sweep.executors import Serial
 from verify.sweep.store import Store
-from verify.sweep.task import ERROR, crashed, execute
+from verify.sweep.task import ERROR, crashed, execute, solve_reference
 from verify.sweep.version import code_version as current_version
 
 
@@ -57,6 +59,19 @@ def unique(configs: Iterable[RunConfig]) -> list[RunConfig]:
     return list(seen.values())
 
 
+def _with_references(executor: Any, todo: list[RunConfig]) -> Any:
+    """``execute``, given each distinct instance's reference solved once on the executor.
+
+    With several workers every worker would otherwise solve every instance it meets; the serial
+    executor solves each once anyway (its cache), so it gets ``execute`` itself.
+    """
+    specs = list(dict.fromkeys(canonical(c.problem.as_dict()) for c in todo))
+    if executor.workers <= 1 or not specs:
+        return execute
+    refs = dict(executor.imap(solve_reference, specs, on_crash=lambda spec, message: None))
+    return partial(execute, references=refs)
+
+
 def run_sweep(
     configs: Iterable[RunConfig],
     store: Store,
@@ -90,7 +105,8 @@ def run_sweep(
     bar = Progress(len(configs), label, progress, initial=summary.reused, unit="run")
     start = time.perf_counter()
     try:
-        for cfg, rec in executor.imap(execute, todo, on_crash=crashed):
+        fn = _with_references(executor, todo)
+        for cfg, rec in executor.imap(fn, todo, on_crash=crashed):
             store.put(rec, cv)
             summary.executed[rec.status] += 1
             if rec.status == ERROR:
