@@ -47,7 +47,7 @@ def test_every_run_diverging_is_a_result_not_a_crash(tmp_path, monkeypatch):
 def test_references_that_fail_to_certify_are_recorded_errors(tmp_path, monkeypatch):
     from verify.sweep import task
 
-    def uncertified(config):
+    def uncertified(config, references=None):
         raise CertificationError("planted: the reference could not be certified")
 
     monkeypatch.setattr(task, "instance", uncertified)
