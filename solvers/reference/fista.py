@@ -24,6 +24,29 @@ class FistaResult:
     converged: bool
 
 
+def _momentum(w: Vector, w_next: Vector, yk: Vector, t: float) -> tuple[Vector, float]:
+    """FISTA's extrapolation with gradient restart: (y_{k+1}, t_{k+1}) from w_k, w_{k+1}, y_k, t_k."""
+    if np.dot(yk - w_next, w_next - w) > 0:
+        t = 1.0
+    t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
+    return w_next + ((t - 1.0) / t_next) * (w_next - w), t_next
+
+
+def _accelerated(step: Callable[[Vector], Vector], w0: Vector, stop: Callable[[Vector], bool],
+                 max_iter: int, check_every: int) -> FistaResult:
+    """w_{k+1} = step(y_k), then the restarted extrapolation, until ``stop`` (every ``check_every``)."""
+    w = w0.copy()
+    yk = w.copy()
+    t = 1.0
+    for k in range(1, max_iter + 1):
+        w_next = step(yk)
+        yk, t = _momentum(w, w_next, yk, t)
+        w = w_next
+        if k % check_every == 0 and stop(w):
+            return FistaResult(w, k, True)
+    return FistaResult(w, max_iter, bool(stop(w)))
+
+
 def fista(
     grad: Callable[[Vector], Vector],
     prox: Callable[[Vector, float], Vector],
@@ -46,19 +69,7 @@ def fista(
 
     """
     eta = 1.0 / L
-    w = w0.copy()
-    yk = w.copy()
-    t = 1.0
-    for k in range(1, max_iter + 1):
-        w_next = prox(yk - eta * grad(yk), eta)
-        if np.dot(yk - w_next, w_next - w) > 0:
-            t = 1.0
-        t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
-        yk = w_next + ((t - 1.0) / t_next) * (w_next - w)
-        w, t = w_next, t_next
-        if k % check_every == 0 and stop(w):
-            return FistaResult(w, k, True)
-    return FistaResult(w, max_iter, bool(stop(w)))
+    return _accelerated(lambda y: prox(y - eta * grad(y), eta), w0, stop, max_iter, check_every)
 
 
 def fista_backtracking(
@@ -80,27 +91,20 @@ def fista_backtracking(
     below the global bound (logistic losses with large margins) the steps are that much longer.
     The stop test (a certificate) is the same; only the path to the point changes.
     """
-    w = w0.copy()
-    yk = w.copy()
-    t = 1.0
     ell = L
-    for k in range(1, max_iter + 1):
+
+    def step(yk: Vector) -> Vector:
+        nonlocal ell
         f_y, g_y = value(yk), grad(yk)
         ell = max(ell * shrink, 1e-12 * L)
         while True:
             w_next = prox(yk - g_y / ell, 1.0 / ell)
-            step = w_next - yk
-            if ell >= L or value(w_next) <= f_y + float(g_y @ step) + 0.5 * ell * float(step @ step):
-                break
+            d = w_next - yk
+            if ell >= L or value(w_next) <= f_y + float(g_y @ d) + 0.5 * ell * float(d @ d):
+                return w_next
             ell = min(2.0 * ell, L)
-        if np.dot(yk - w_next, w_next - w) > 0:
-            t = 1.0
-        t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
-        yk = w_next + ((t - 1.0) / t_next) * (w_next - w)
-        w, t = w_next, t_next
-        if k % check_every == 0 and stop(w):
-            return FistaResult(w, k, True)
-    return FistaResult(w, max_iter, bool(stop(w)))
+
+    return _accelerated(step, w0, stop, max_iter, check_every)
 
 
 def proximal_gradient(
