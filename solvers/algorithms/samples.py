@@ -258,7 +258,7 @@ def _lazy(problem: Problem, view: SampleView, w_t: Array, g: Array, d0: Array, s
     sval_o = val_o if spec.entry_scale is None else val_o * spec.entry_scale[idx]
     rowid_o = np.repeat(np.arange(len(rows_o)), np.diff(offs))
     xg = A @ g
-    U = w_t[flat_cols].copy()
+    U = w_t[flat_cols]  # fancy indexing already copies
     M = problem.M
     s, beta = np.ones(M), np.zeros(M)
     c = _psi_factor(problem, spec.h)
