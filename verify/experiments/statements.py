@@ -320,8 +320,8 @@ def crossover_4_2_4_1(quick: bool, seed: int) -> Result:
         "η_s = 1 with Thm 4.2's tuned η_c vs η_cKL = 1e-3 with Thm 4.1's η_s; final Φ(ŵ) − Φ* at each R",
         {"R": xs, "r_star": r_star, "thm_4_2_regime": a, "thm_4_1_regime": b,
          "plot": plot_spec("slope", "R", "Φ(ŵ) − Φ*",
-                           [slope_series("η_s = 1, Thm 4.2's η_c (4.3)", xs, np.array([a])),
-                            slope_series("η_cKL = 1e-3, Thm 4.1's η_s (4.1)", xs, np.array([b]))])},
+                           [slope_series("(4.3): η_s = 1, tuned η_c", xs, np.array([a])),
+                            slope_series(f"(4.1): η_cKL = 1e-3; R* = {r_star:.3g}", xs, np.array([b]))])},
         [v],
         notes=[f"R* = {r_star:.3g}: " + ("below 1, so only the R ≳ R* side — where (4.1)'s regime must win — "
                                          "exists on this instance; the other side needs L²B/G² ≫ 1"
