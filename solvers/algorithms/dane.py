@@ -72,7 +72,7 @@ def _svrg_local(problem: Problem, hp: DaneHyper, w_t: Array, grads_t: Array, rng
     psi, lam = problem.psi, problem.ridge_lam
 
     def grad_i(i: int, w: Array) -> Array:
-        x = view.rows([i])[0]
+        x = view.row(i)
         out = problem.phi.dphi(np.array([x @ w]), view.y[i : i + 1])[0] * x
         return out + lam * w * view.model if lam else out
 

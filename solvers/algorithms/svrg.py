@@ -148,7 +148,7 @@ def sgd_round(state: PointState, hp: SVRGHyper, env: Env, rng: np.random.Generat
     rho = _rho(p, view)
     w = state.w.copy()
     for i in rows:
-        x = view.rows([i])[0]
+        x = view.row(i)
         grad = p.phi.dphi(np.array([x @ w]), view.y[i : i + 1])[0] * x
         if p.ridge_lam:
             grad = grad + p.ridge_lam * w * view.model

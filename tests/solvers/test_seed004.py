@@ -233,3 +233,14 @@ def test_sample_view_rows_equal_scipys_row_slices(name, params):
     rows = np.array([0, view.n - 1, 3, 3, 1])
     np.testing.assert_array_equal(view.rows(rows), view.A[rows].toarray())
     assert view.rows(np.array([], dtype=int)).shape == (0, p.dim)
+
+
+def test_sample_view_row_and_the_vectorised_gather_agree_with_scipy():
+    """Both access paths (one row; many rows, above FEW_ROWS) return scipy's rows exactly."""
+    from solvers.algorithms.samples import FEW_ROWS, sample_view
+
+    p = generate("bag-of-words", clients=6, d=40, words=5, min_size=3, max_size=8, mean_size=5.0)
+    view = sample_view(p, "test")
+    many = np.random.default_rng(0).integers(0, view.n, size=3 * FEW_ROWS)
+    np.testing.assert_array_equal(view.rows(many), view.A[many].toarray())
+    np.testing.assert_array_equal(view.row(int(many[0])), view.A[int(many[0])].toarray()[0])
