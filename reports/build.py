@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rates.catalog import THEOREMS
-from reports.draw import draw
+from reports.drawer import Drawer
 from reports.model import ExperimentBlock, Report, ReproductionBlock, TheoremSection, TightnessBlock
 from reports.plotdata import experiment_figure, reproduction_figure, tightness_figure
 from solvers import algorithms
@@ -25,10 +25,10 @@ from verify.experiments import EXPERIMENTS
 from verify.properties import PROPERTIES, R_A, R_O1, TOL_A, TOL_O1
 from verify.report_jobs import conformance_jobs, experiment_jobs, write_files
 from verify.reproductions.base import failed_reproduction
-from verify.studies import REPRODUCTION, THEOREM, Study, names, plan, run_reproductions
+from verify.studies import REPRODUCTION, THEOREM, Study, declared_runs, names, plan, run_reproductions
 from verify.sweep.executors import cores
 from verify.sweep.session import Session
-from verify.worstcase import REPORT_STEPS, REPORT_TARGETS, TARGETS, tightness_many
+from verify.worstcase import REPORT_STEPS, REPORT_TARGETS, TARGETS, plan_jobs, tightness_many
 
 REPRODUCTIONS = names(REPRODUCTION)
 
@@ -58,9 +58,22 @@ def _reproduce(session: Session, studies: list[Study], quick: bool, seed: int) -
     return [results[s.name] for s in studies if s.name in results]
 
 
-def _tightness(session: Session, quick: bool, figdir: Path, errors: list[str]) -> list[TightnessBlock]:
+def _tightness_names(quick: bool) -> list[str]:
+    return list(REPORT_TARGETS) if quick else list(TARGETS)
+
+
+def _tightness_jobs(quick: bool) -> list[Any]:
+    """The worst-case jobs ``_tightness`` will ask for (none when a grid fails: it reports why)."""
+    try:
+        return plan_jobs(_tightness_names(quick), quick, cap=REPORT_STEPS if quick else None)
+    except Exception:  # noqa: BLE001 - _tightness meets the same error and records it
+        return []
+
+
+def _tightness(session: Session, quick: bool, figdir: Path, errors: list[str],
+               drawer: Drawer) -> list[TightnessBlock]:
     """The worst-case tightness studies (quick: ``REPORT_TARGETS``; full: all), each with its figure."""
-    names = list(REPORT_TARGETS) if quick else list(TARGETS)
+    names = _tightness_names(quick)
     try:
         payloads = tightness_many(names, quick, session, cap=REPORT_STEPS if quick else None)
     except KeyboardInterrupt:
@@ -72,7 +85,7 @@ def _tightness(session: Session, quick: bool, figdir: Path, errors: list[str]) -
     for res in payloads:
         fig = tightness_figure(res)
         blocks.append(
-            TightnessBlock(res, draw(fig, figdir)[0].stem if fig else None, fig.caption if fig else "")
+            TightnessBlock(res, drawer.submit(fig, figdir) if fig else None, fig.caption if fig else "")
         )
     return blocks
 
@@ -160,28 +173,33 @@ def build(
     studies = plan(selected)  # closed under declared dependencies, each after what it needs
     theorem_names = [s.name for s in studies if s.kind == THEOREM]
     algs = algs if algs is not None else sorted(algorithms.ALGORITHMS)
-    # theorem studies and conformance slices share one pass of the executor (longest first)
-    results, conf = session.job_batches([
+    # one pass of the executor (longest first) for the theorem studies, the conformance slices, the
+    # worst-case points and the reproductions' tuning runs: no worker idles between kinds
+    results, conf, _ = session.job_batches([
         ("experiment", mode, seed, experiment_jobs(theorem_names, quick, seed)),
         ("conformance", budget, seed, conformance_jobs(algs, budget, seed) if algs else []),
-    ])
+        ("worstcase", "pep", 0, _tightness_jobs(quick) if worstcase else []),
+    ], runs=declared_runs(studies, quick, seed))
     errors = _job_errors("experiment", results) + _job_errors("conformance", conf)
     results = {k: v for k, v in results.items() if "theorem" in v}
     write_files(conf, out)
-    reps = _reproduce(session, studies, quick, seed)
     figdir = out / "figures"
-    tight = _tightness(session, quick, figdir, errors) if worstcase else []
-    constants = {b.result["name"]: b.result["verdicts"]["tightness"]["evidence"].get("c_max") for b in tight}
-    figures: dict[str, tuple[str | None, str]] = {}
-    for name, res in results.items():
-        fig = experiment_figure(res, constants.get(res.get("theorem", "")))
-        figures[name] = (draw(fig, figdir)[0].stem, fig.caption) if fig else (None, "")
-    blocks = []
-    for rep in reps:
-        fig = reproduction_figure(rep)
-        blocks.append(
-            ReproductionBlock(rep, draw(fig, figdir)[0].stem if fig else None, fig.caption if fig else "")
-        )
+    # figures are drawn beside the reproductions' runs when the executor has workers to keep busy
+    with Drawer(background=session.executor.workers > 1) as drawer:
+        tight = _tightness(session, quick, figdir, errors, drawer) if worstcase else []
+        constants = {
+            b.result["name"]: b.result["verdicts"]["tightness"]["evidence"].get("c_max") for b in tight
+        }
+        figures: dict[str, tuple[str | None, str]] = {}
+        for name, res in results.items():
+            fig = experiment_figure(res, constants.get(res.get("theorem", "")))
+            figures[name] = (drawer.submit(fig, figdir), fig.caption) if fig else (None, "")
+        blocks = []
+        for rep in _reproduce(session, studies, quick, seed):
+            fig = reproduction_figure(rep)
+            stem = drawer.submit(fig, figdir) if fig else None
+            blocks.append(ReproductionBlock(rep, stem, fig.caption if fig else ""))
+        drawer.wait()
     cells = [c for payload in conf.values() for c in payload.get("cells", [])]
     report = Report(
         mode,

@@ -26,7 +26,9 @@ STYLES = {
     "bound": {"lw": 1.0, "ls": "-.", "color": "grey"},
     "reference": {"lw": 1.0, "ls": "-", "color": "grey"},
 }
-plt.rcParams.update({"svg.fonttype": "none", "figure.dpi": 100, "font.size": 9, "axes.titlesize": 9})
+# svg.hashsalt: element ids from a fixed salt, not a random one, so the same data draws the same SVG
+plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "fcocheck", "figure.dpi": 100, "font.size": 9,
+                     "axes.titlesize": 9})
 
 
 def _line(ax: plt.Axes, line: Line) -> None:

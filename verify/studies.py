@@ -41,6 +41,9 @@ class Study:
         depends_on: studies whose results this one consumes.
         run: ``run(session, quick, seed, inputs) -> result`` for reproductions (``inputs``: name →
             result of each dependency); theorem studies run as session jobs instead (None here).
+        ahead: ``ahead(quick, seed) -> [RunConfig]``, the runs a reproduction asks for first and
+            knows before it runs (its tuning grid): ``declared_runs`` collects them so a report
+            executes them in its first executor pass, beside the theorem jobs.
 
     """
 
@@ -49,16 +52,19 @@ class Study:
     subject: str
     depends_on: tuple[str, ...] = ()
     run: Callable[[Session, bool, int, dict[str, Any]], Any] | None = None
+    ahead: Callable[[bool, int], list[Any]] | None = None
 
 
 def _reproductions() -> tuple[Study, ...]:
     from verify.reproductions import fco, fedcanon
 
     return (
-        Study("fco-fig3", REPRODUCTION, "FCO Fig. 3", run=lambda s, q, seed, _: fco.fig3(s, q, seed)),
+        Study("fco-fig3", REPRODUCTION, "FCO Fig. 3", run=lambda s, q, seed, _: fco.fig3(s, q, seed),
+              ahead=fco.fig3_tuning),
         Study("fco-curse", REPRODUCTION, "FCO §3.1 (curse of primal averaging)", ("fco-fig3",),
               lambda s, q, seed, inputs: fco.curse(s, q, seed, inputs["fco-fig3"].extra.get("tuned"))),
-        Study("fco-fig4", REPRODUCTION, "FCO Fig. 4", run=lambda s, q, seed, _: fco.fig4(s, q, seed)),
+        Study("fco-fig4", REPRODUCTION, "FCO Fig. 4", run=lambda s, q, seed, _: fco.fig4(s, q, seed),
+              ahead=fco.fig4_tuning),
         Study("fedcanon-table3", REPRODUCTION, "FedCanon Table III",
               run=lambda s, q, seed, _: fedcanon.table3(s, q, seed)),
         Study("fedcanon-fig1", REPRODUCTION, "FedCanon Fig. 1",
@@ -109,6 +115,11 @@ def plan(selected: list[str] | tuple[str, ...]) -> list[Study]:
     for name in selected:
         visit(name, ())
     return order
+
+
+def declared_runs(studies: list[Study], quick: bool, seed: int) -> list[Any]:
+    """Every run the plan's reproductions declare ahead (``Study.ahead``), in plan order."""
+    return [c for s in studies if s.ahead is not None for c in s.ahead(quick, seed)]
 
 
 def run_reproductions(session: Session, studies: list[Study], quick: bool, seed: int,

@@ -338,6 +338,11 @@ def plan(
     return Plan(target, specs, twins, point_jobs(target, specs) + point_jobs(bare, twins))
 
 
+def plan_jobs(names: list[str], quick: bool = True, cap: int | None = None) -> list[Any]:
+    """The session jobs of several targets, deduplicated (``tightness_many`` computes the same set)."""
+    return list({j.name: j for n in names for j in plan(n, quick, cap=cap).jobs}.values())
+
+
 def compute(plans: list[Plan], session: Any = None) -> dict[str, dict[str, Any]]:
     """Every job of ``plans`` (deduplicated), through ``session`` (cached in its store) or in process."""
     jobs = list({j.name: j for p in plans for j in p.jobs}.values())

@@ -23,3 +23,17 @@ def test_small_gram_equals_the_operator_dense_and_sparse_with_and_without_interc
     with_intercept = top_second_moment(X + 3.0, omega, True)
     without = float(np.linalg.eigvalsh(shifted @ shifted.T)[-1])
     assert abs(with_intercept - without) > 1e-9 * without  # the tolerance the equality above uses
+
+
+def test_global_smoothness_is_computed_once_per_problem(monkeypatch):
+    """The memo returns the uncached value, once per problem object, and never another problem's."""
+    from solvers import smoothness
+    from solvers.generators import generate
+
+    calls = []
+    real = smoothness._global_smoothness
+    monkeypatch.setattr(smoothness, "_global_smoothness", lambda p: calls.append(p) or real(p))
+    a, b = generate("quadratics", clients=3, d=4, seed=1), generate("quadratics", clients=3, d=4, seed=2)
+    assert smoothness.global_smoothness(a) == real(a) and smoothness.global_smoothness(a) == real(a)
+    assert smoothness.global_smoothness(b) == real(b) != real(a)
+    assert calls == [a, b]

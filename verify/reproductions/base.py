@@ -80,9 +80,15 @@ def config(
     seed: int,
     tag: str,
     keep: tuple[str, ...] = (),
+    metrics_every: int = 1,
 ) -> RunConfig:
-    """A run of one reproduction (``tag`` keeps designs apart in the store)."""
-    return RunConfig(alg, problem, hp, rounds, oracle, seed, keep=keep, tags={"reproduction": tag})
+    """A run of one reproduction (``tag`` keeps designs apart in the store).
+
+    ``metrics_every = rounds`` evaluates the data-pass metrics at the last round only: a tuning
+    run is scored on its final value, and its iterates are the same bits either way.
+    """
+    return RunConfig(alg, problem, hp, rounds, oracle, seed, keep=keep, tags={"reproduction": tag},
+                     metrics_every=metrics_every)
 
 
 def tune(

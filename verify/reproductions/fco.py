@@ -21,7 +21,7 @@ from verify.reproductions.base import (
     plotted,
     tune,
 )
-from verify.sweep.config import ProblemSpec
+from verify.sweep.config import ProblemSpec, RunConfig
 from verify.sweep.session import Session, StoredRun
 
 FOUR = ("feddualavg", "fedmid", "feddualavg-osp", "fedmid-osp")
@@ -61,6 +61,38 @@ def _grid(quick: bool) -> list[dict[str, Any]]:
     return [{"eta_c": c, "eta_s": s, "local_steps": K} for c, s in itertools.product(etas_c, etas_s)]
 
 
+def _tuning(problem: ProblemSpec, tag: str, quick: bool, seed: int, rounds: int) -> list[RunConfig]:
+    """The tuning grid: every algorithm at every (η_c, η_s), scored on its last round only."""
+    return [
+        config(a, problem, hp, rounds, ORACLE, seed, f"{tag}-tune", metrics_every=rounds)
+        for a in FOUR
+        for hp in _grid(quick)
+    ]
+
+
+def _fig3_design(quick: bool) -> tuple[ProblemSpec, tuple[int, int], int]:
+    """Fig. 3's instance, (tuning rounds, tuned rounds) and seeds."""
+    return ProblemSpec("lasso-paper", {}), *(((30, 100), 2) if quick else ((100, 300), 5))
+
+
+def _fig4_design(quick: bool) -> tuple[ProblemSpec, tuple[int, int], int]:
+    """Fig. 4's instance, (tuning rounds, tuned rounds) and seeds."""
+    problem = ProblemSpec("lowrank-paper", {"clients": 16} if quick else {})
+    return problem, *(((20, 60), 2) if quick else ((100, 300), 5))
+
+
+def fig3_tuning(quick: bool, seed: int) -> list[RunConfig]:
+    """Fig. 3's tuning runs, known before it runs (the report executes them in its first pass)."""
+    problem, rounds, _ = _fig3_design(quick)
+    return _tuning(problem, "fco-fig3", quick, seed, rounds[0])
+
+
+def fig4_tuning(quick: bool, seed: int) -> list[RunConfig]:
+    """Fig. 4's tuning runs, known before it runs."""
+    problem, rounds, _ = _fig4_design(quick)
+    return _tuning(problem, "fco-fig4", quick, seed, rounds[0])
+
+
 def _tuned_runs(
     session: Session,
     problem: ProblemSpec,
@@ -72,9 +104,7 @@ def _tuned_runs(
     rounds: tuple[int, int],
     seeds: int,
 ) -> tuple[dict[str, dict], list]:
-    grid = [
-        config(a, problem, hp, rounds[0], ORACLE, seed, f"{tag}-tune") for a in FOUR for hp in _grid(quick)
-    ]
+    grid = _tuning(problem, tag, quick, seed, rounds[0])
     tuned = tune(session, grid, lambda r: sign * r.metrics[score][-1], f"{tag}: tuning")
     runs = session.runs(
         [
@@ -111,8 +141,7 @@ def _better(claim: str, a: float, b: float, what: str, larger: bool) -> Finding:
 
 def fig3(session: Session, quick: bool, seed: int) -> Reproduction:
     """FCO Fig. 3: F1, precision, recall and density of the server model vs rounds on the LASSO."""
-    problem = ProblemSpec("lasso-paper", {})
-    rounds, seeds = ((30, 100), 2) if quick else ((100, 300), 5)
+    problem, rounds, seeds = _fig3_design(quick)
     tuned, runs = _tuned_runs(session, problem, "fco-fig3", quick, seed, "f1", 1.0, rounds, seeds)
     true_density = 512 / 1024
     f1 = {a: final(runs, a, "f1") for a in FOUR}
@@ -148,9 +177,7 @@ def fig3(session: Session, quick: bool, seed: int) -> Reproduction:
 
 def fig4(session: Session, quick: bool, seed: int) -> Reproduction:
     """FCO Fig. 4: loss, rank and recovery error vs rounds on federated low-rank estimation."""
-    params = {"clients": 16} if quick else {}
-    problem = ProblemSpec("lowrank-paper", params)
-    rounds, seeds = ((20, 60), 2) if quick else ((100, 300), 5)
+    problem, rounds, seeds = _fig4_design(quick)
     tuned, runs = _tuned_runs(
         session, problem, "fco-fig4", quick, seed, "recovery_error", -1.0, rounds, seeds
     )
@@ -177,7 +204,7 @@ def fig4(session: Session, quick: bool, seed: int) -> Reproduction:
         "fco-fig4",
         "Federated low-rank matrix estimation",
         "FCO §5.2, Fig. 4",
-        f"lowrank-paper ({params.get('clients', 64)} clients × 128 samples, 32 × 32, rank 16, "
+        f"lowrank-paper ({problem.params.get('clients', 64)} clients × 128 samples, 32 × 32, rank 16, "
         "nuclear λ = 0.1), "
         f"K = {K}, {ORACLE}; η_c × η_s tuned for the best recovery error at R = {rounds[0]}, then R = "
         f"{rounds[1]} over {seeds} seeds",

@@ -107,6 +107,9 @@ class RunConfig:
     Attributes:
         keep: multi-dimensional trace arrays to keep beside the scalar metrics (e.g. ``server_w``).
         tags: free labels for grouping in reports; part of the key, so two designs never collide.
+        metrics_every: evaluate the data-pass metrics every this many rounds and at the last one
+            (``solvers.engine.run``); a tuning run scored on its final value needs only the last.
+            Part of the key only when it is not 1, so the keys of every earlier design are unchanged.
 
     """
 
@@ -120,8 +123,12 @@ class RunConfig:
     record: str = "round"
     keep: tuple[str, ...] = ()
     tags: Mapping[str, Any] = field(default_factory=dict)
+    metrics_every: int = 1
 
     def __post_init__(self) -> None:
+        if not _FIELD_RULES["metrics_every"][1](self.metrics_every):
+            raise InvalidSweepError(f"metrics_every = {self.metrics_every!r}; the rule is "
+                                    f"{_FIELD_RULES['metrics_every'][0]}")
         if self.record not in RECORDS:
             raise InvalidSweepError(f"record = {self.record!r}; the rule is one of {RECORDS}")
         if not isinstance(self.seed, numbers.Integral) or isinstance(self.seed, bool) \
@@ -143,7 +150,7 @@ class RunConfig:
             "record": self.record,
             "keep": list(self.keep),
             "tags": _plain(dict(self.tags)),
-        }
+        } | ({"metrics_every": int(self.metrics_every)} if self.metrics_every != 1 else {})
 
     @property
     def key(self) -> str:
@@ -164,6 +171,7 @@ class RunConfig:
             "record",
             "keep",
             "tags",
+            "metrics_every",
         }
         extra = set(d) - known
         if extra:
@@ -182,6 +190,7 @@ class RunConfig:
             record=d.get("record", "round"),
             keep=tuple(d.get("keep", ())),
             tags=dict(d.get("tags", {})),
+            metrics_every=d.get("metrics_every", 1),
         )
 
 
@@ -201,6 +210,7 @@ _FIELD_RULES: dict[str, tuple[str, Any]] = {
     "keep": ("a list of array names",
              lambda v: isinstance(v, list | tuple) and all(isinstance(k, str) for k in v)),
     "tags": ("an object", lambda v: isinstance(v, Mapping)),
+    "metrics_every": ("an integer >= 1", lambda v: _is_int(v) and v >= 1),
 }
 
 

@@ -17,10 +17,11 @@ import numpy as np
 
 from solvers.progress import Progress
 from verify.sweep import study_runs
-from verify.sweep.config import RunConfig
+from verify.sweep.config import RunConfig, canonical
 from verify.sweep.executors import Serial
 from verify.sweep.runner import SweepSummary, run_sweep, unique
 from verify.sweep.store import Store
+from verify.sweep.task import ERROR, crashed, execute, solve_reference
 from verify.sweep.version import code_version
 
 
@@ -63,6 +64,30 @@ def crashed_job(job: Job, message: str) -> tuple[dict[str, Any], float]:
     return {"status": "error", "error": f"WorkerDied: {message}", "name": job.name}, 0.0
 
 
+#: the three kinds of item of one executor pass (``Session.job_batches``)
+REF, JOB, RUN = "reference", "job", "run"
+
+
+def call_item(item: tuple) -> Any:
+    """Execute one item of a mixed pass (on a worker): a reference solve, a job, or a run."""
+    kind = item[0]
+    if kind == REF:
+        return solve_reference(item[1])
+    if kind == JOB:
+        return call_job(item[1])
+    return execute(item[1], references=item[2])
+
+
+def crashed_item(item: tuple, message: str) -> Any:
+    """What an item whose worker died becomes: no reference, an error payload, an error record."""
+    kind = item[0]
+    if kind == REF:
+        return None
+    if kind == JOB:
+        return crashed_job(item[1], message)
+    return crashed(item[1], message)
+
+
 class Session:
     """The store, the executor and the accounting of one report or sweep."""
 
@@ -72,11 +97,17 @@ class Session:
         self.summaries: list[tuple[str, SweepSummary]] = []
         self.jobs_run: dict[str, int] = {}
         self.jobs_reused: dict[str, int] = {}
+        self._ran_jobs: set[tuple[str, str, str, int]] = set()  # executed by this session, not reused
+        self._ran_ahead: set[str] = set()  # run keys executed ahead by ``job_batches``
 
     def runs(self, configs: Sequence[RunConfig], label: str) -> list[StoredRun]:
         """Run what is missing, then return every configuration's stored run, in order."""
         configs = unique(configs)
         summary = run_sweep(configs, self.store, self.executor, self.progress, self.version, label)
+        ahead = sum(c.key in self._ran_ahead for c in configs)
+        if ahead:  # executed by this session's first pass: not "reused from the store"
+            summary.reused -= ahead
+            summary.executed["declared ahead, run in the first pass"] += ahead
         self.summaries.append((label, summary))
         if summary.interrupted:
             raise KeyboardInterrupt
@@ -102,13 +133,25 @@ class Session:
         return self.job_batches([(kind, mode, seed, jobs)])[0]
 
     def job_batches(
-        self, batches: Sequence[tuple[str, str, int, Sequence[Job]]]
+        self, batches: Sequence[tuple[str, str, int, Sequence[Job]]], runs: Sequence[RunConfig] = ()
     ) -> list[dict[str, dict[str, Any]]]:
         """``jobs`` for several kinds at once, on one pass of the executor (no idle worker between kinds).
 
         Each batch is (kind, mode, seed, jobs); returns one {name: payload} per batch, in order.
+        ``runs``: sweep configurations executed in the same pass after the jobs (a study's tuning
+        grid, known before the study runs): each lands in the store's run tables as ``Session.runs``
+        would put it, so the study's own ``runs`` call later finds it done.  Their references are
+        solved first in the same pass, once per instance, and handed to the runs (a run that
+        reaches a worker before its reference is back solves it there: the same bits, more time).
         """
         outs: list[dict[str, dict[str, Any]]] = [{} for _ in batches]
+        runs = unique(runs)
+        have = self.store.done(self.version) if runs else set()
+        todo_runs = [c for c in runs if c.key not in have]
+        summary = SweepSummary(len(runs), len(runs) - len(todo_runs), executor=self.executor.name,
+                               workers=self.executor.workers)
+        specs = list(dict.fromkeys(canonical(c.problem.as_dict()) for c in todo_runs))
+        refs: dict[str, Any] = {}
         todo: list[Job] = []
         where: dict[int, tuple[int, str, str, int]] = {}  # id(job) → its batch (executors yield the item)
         for i, (kind, mode, seed, jobs) in enumerate(batches):
@@ -119,20 +162,51 @@ class Session:
                     todo.append(job)
                 else:
                     outs[i][job.name] = got
-            self.jobs_reused[kind] = self.jobs_reused.get(kind, 0) + len(outs[i])
-        total = sum(len(b[3]) for b in batches)
-        label = "+".join(dict.fromkeys(b[0] for b in batches))
-        bar = Progress(total, label, self.progress, initial=total - len(todo), unit="job")
+            ran_here = sum((kind, name, mode, seed) in self._ran_jobs for name in outs[i])
+            self.jobs_reused[kind] = self.jobs_reused.get(kind, 0) + len(outs[i]) - ran_here
+        total = sum(len(b[3]) for b in batches) + len(runs)
+        label = "+".join(dict.fromkeys([b[0] for b in batches] + (["runs"] if runs else [])))
+        bar = Progress(total, label, self.progress, initial=total - len(todo) - len(todo_runs), unit="job")
+        # the serial executor's one process caches its references; Dask takes every item at once
+        # (no run could wait for a reference), so only a local pool solves them ahead
+        solve_here = self.executor.name == "pool" and self.executor.workers > 1
+
+        def items():  # lazy: a run is handed out after the jobs, when its reference is back
+            yield from ((REF, spec) for spec in (specs if solve_here else []))
+            yield from ((JOB, job) for job in todo)
+            for c in todo_runs:
+                spec = canonical(c.problem.as_dict())
+                yield RUN, c, ({spec: refs[spec]} if refs.get(spec) is not None else None)
+
+        start = time.perf_counter()
         try:
-            for job, (payload, seconds) in self.executor.imap(call_job, todo, on_crash=crashed_job):
+            for item, result in self.executor.imap(call_item, items(), on_crash=crashed_item):
+                if item[0] == REF:
+                    refs[item[1]] = result
+                    continue
+                if item[0] == RUN:
+                    self.store.put(result, self.version)
+                    if result.status != ERROR:  # an errored run is not done: ``runs`` executes it again
+                        self._ran_ahead.add(item[1].key)
+                    summary.executed[result.status] += 1
+                    if result.status == ERROR:
+                        c = item[1]
+                        summary.errors.append(f"{c.algorithm} seed {c.seed} [{c.key[:10]}]: {result.error}")
+                    bar.step(failed=result.status == ERROR)
+                    continue
+                job, (payload, seconds) = item[1], result
                 i, kind, mode, seed = where[id(job)]
                 status = str(payload.get("status", "done"))
                 payload, records = study_runs.split(kind, job.name, mode, seed, payload)
                 self.store.put_result(kind, job.name, mode, seed, self.version, status, payload, seconds,
                                       records)
                 outs[i][job.name] = payload
+                self._ran_jobs.add((kind, job.name, mode, seed))
                 self.jobs_run[kind] = self.jobs_run.get(kind, 0) + 1
                 bar.step()
         finally:
             bar.close()
+            if runs:
+                summary.seconds = time.perf_counter() - start
+                self.summaries.append(("runs declared ahead (executed beside the jobs)", summary))
         return [{job.name: out[job.name] for job in b[3]} for out, b in zip(outs, batches, strict=True)]

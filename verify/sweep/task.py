@@ -147,6 +147,7 @@ def execute(config: RunConfig, references: dict[str, Any] | None = None) -> RunR
                 participation=config.participation,
                 record=config.record,
                 reference=ref,
+                metrics_every=config.metrics_every,
             )
     except KeyboardInterrupt:
         raise

@@ -1,0 +1,37 @@
+"""Figures drawn in a background process are the same files as figures drawn in process."""
+
+from __future__ import annotations
+
+import pytest
+
+from reports.drawer import Drawer
+from reports.plotdata import Figure, Line, Panel
+
+
+def _figure(stem: str) -> Figure:
+    x = [1.0, 2.0, 4.0, 8.0, 16.0]
+    line = Line(label="measured", x=x, median=[1 / v for v in x], lo=[0.9 / v for v in x],
+                hi=[1.1 / v for v in x], style="measured")
+    return Figure(stem=stem, title="t", panels=[Panel("p", "R", "gap", [line], logx=True, logy=True)])
+
+
+def test_background_drawing_writes_the_same_bytes_as_drawing_in_process(tmp_path):
+    with Drawer(background=False) as inline:
+        assert inline.submit(_figure("a"), tmp_path / "inline") == "a"
+    with Drawer(background=True) as bg:
+        stems = [bg.submit(_figure(s), tmp_path / "bg") for s in ("a", "b")]
+        bg.wait()
+    assert stems == ["a", "b"]
+    for ext in ("png", "svg"):
+        assert (tmp_path / "bg" / f"a.{ext}").read_bytes() == (tmp_path / "inline" / f"a.{ext}").read_bytes()
+        assert (tmp_path / "bg" / f"b.{ext}").stat().st_size > 0
+
+
+def test_a_figure_that_cannot_be_drawn_raises_at_wait(tmp_path):
+    bad = Figure(stem="bad", title="t", panels=[Panel("p", "x", "y", kind="bars", data={})])
+    with Drawer(background=True) as bg:
+        bg.submit(bad, tmp_path)
+        with pytest.raises(KeyError):
+            bg.wait()
+    with Drawer(background=False) as inline, pytest.raises(KeyError):
+        inline.submit(bad, tmp_path)
