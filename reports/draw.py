@@ -15,7 +15,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from matplotlib.ticker import NullFormatter  # noqa: E402
+from matplotlib.ticker import LogLocator, NullFormatter  # noqa: E402
 
 from reports.plotdata import Figure, Line, Panel  # noqa: E402
 
@@ -92,6 +92,18 @@ def _panel(ax: plt.Axes, p: Panel) -> None:
         _legend_below(ax)
 
 
+def _sparse_minor_ticks(ax: plt.Axes) -> None:
+    """Minor ticks of a log axis at 2 and 5 × 10^k only (unlabelled, as before).
+
+    Matplotlib's default, every integer multiple, builds 8 tick objects a decade at each of the
+    three renders of a figure (layout, PNG, SVG): a third of the report's drawing time.
+    """
+    for axis in (ax.xaxis, ax.yaxis):
+        if axis.get_scale() == "log":
+            axis.set_minor_locator(LogLocator(base=10.0, subs=(2.0, 5.0)))
+            axis.set_minor_formatter(NullFormatter())
+
+
 def _legend_below(ax: plt.Axes) -> None:
     """The legend under the axes, outside the plotting area: it never covers data."""
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
@@ -106,6 +118,7 @@ def draw(fig: Figure, out: Path) -> tuple[Path, Path]:
     f, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 4.0 * rows), squeeze=False)
     for ax, p in zip(axes.ravel(), fig.panels, strict=False):
         _panel(ax, p)
+        _sparse_minor_ticks(ax)
     for ax in axes.ravel()[n:]:
         ax.set_visible(False)
     f.tight_layout()

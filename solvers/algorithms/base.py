@@ -73,8 +73,11 @@ class Counts:
     floats_down: int = 0
 
     def as_dict(self) -> dict[str, int]:
-        """Field name → value."""
-        return dataclasses.asdict(self)
+        """Field name → value (read every round: no ``dataclasses.asdict`` deep copy)."""
+        return {f: getattr(self, f) for f in _COUNT_FIELDS}
+
+
+_COUNT_FIELDS = tuple(f.name for f in dataclasses.fields(Counts))
 
 
 @dataclass(frozen=True)
