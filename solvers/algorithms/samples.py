@@ -273,7 +273,8 @@ def _lazy(problem: Problem, view: SampleView, w_t: Array, g: Array, d0: Array, s
     idx, offs = _gather_entries(view, rows_o)
     pos_o, val_o = pos_entry[idx], A.data[idx]
     sval_o = val_o if spec.entry_scale is None else val_o * spec.entry_scale[idx]
-    rowid_o = np.repeat(np.arange(len(rows_o)), np.diff(offs))
+    lens_o = np.diff(offs)
+    rowid_o = np.repeat(np.arange(len(rows_o)), lens_o)
     xg = A @ g
     U = w_t[flat_cols]  # fancy indexing already copies
     M = problem.M
@@ -285,11 +286,12 @@ def _lazy(problem: Problem, view: SampleView, w_t: Array, g: Array, d0: Array, s
         ck, rows = client_o[r0:r1], rows_o[r0:r1]
         p_e = pos_o[e0:e1]
         rid = rowid_o[e0:e1] - r0
-        dots = np.bincount(rid, weights=val_o[e0:e1] * U[p_e], minlength=r1 - r0)
+        Ue = U[p_e]  # gathered once: a step's entries are distinct positions (one row per client)
+        dots = np.bincount(rid, weights=val_o[e0:e1] * Ue, minlength=r1 - r0)
         t = s[ck] * dots + beta[ck] * xg[rows]
         delta = spec.rho[rows] * (phi.dphi(t, y[rows]) - d0[rows])
         coef = spec.h[ck] * delta / s[ck]
-        U[p_e] -= coef[rid] * sval_o[e0:e1]
+        U[p_e] = Ue - np.repeat(coef, lens_o[r0:r1]) * sval_o[e0:e1]
         s[ck] *= c[ck]
         beta[ck] = c[ck] * (beta[ck] - spec.h[ck])
     p = spec.weights
