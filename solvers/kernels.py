@@ -115,6 +115,20 @@ class Kernel:
             return self if self.clients is None else Kernel(self.problem, self.strategy)
         return Kernel(self.problem, self.strategy, np.asarray(clients, dtype=np.int64))
 
+    def block(self, s: slice) -> Kernel:
+        """The clients ``index[s]`` as a kernel over views of this kernel's data (nothing copied).
+
+        A batched kernel's blocks of ``BLOCK`` clients are the very arrays ``over_blocks`` hands to
+        its einsums, so a client's gradient is the same bits from the block as from the whole.
+        """
+        k = Kernel(self.problem, self.strategy, self.index[s])
+        if self.problem.loss == "quadratic":
+            Q, c = self._quadratic()
+            k._cache["Q"] = (Q[s], c[s])
+        elif self.strategy == "batched":
+            k._cache["X"], k._cache["y"] = self._stacked()[s], self._labels()[s]
+        return k
+
     def _stacked(self) -> Array:
         if "X" not in self._cache:
             X = self.problem.stacked

@@ -40,6 +40,15 @@ class Oracle:
         """The variance σ² when known exactly (None for minibatch)."""
         return 0.0
 
+    @property
+    def deterministic(self) -> bool:
+        """Whether ``grads`` draws nothing from the generator (the exact gradient, σ = 0).
+
+        Only then may a round query its clients in any order (``primitives.client_major``): a
+        stochastic oracle's draws follow the order of the calls.
+        """
+        return self.sigma2 == 0.0
+
     def spec(self) -> str:
         """The CLI spelling, inverse of ``parse_oracle``."""
         return self.kind

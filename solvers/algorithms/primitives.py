@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from solvers.algorithms.base import Counts, DualServerState, Env, FedHyper, RoundLog, ServerState
-from solvers.kernels import Kernel
+from solvers.kernels import BLOCK, Kernel, over_blocks
 from solvers.mirror_maps import MirrorMap
 from solvers.problem import Problem
 
@@ -60,6 +60,49 @@ class LocalRun(NamedTuple):
     steps: dict[str, Array]
 
 
+#: Largest client-major trajectory (K × |S| × dim floats) kept for the round's reductions.
+TRAJECTORY_BYTES = 512 * 2**20
+
+
+def client_major(env: Env, kern: Kernel, K: int) -> bool:
+    """Whether a round's K local steps run client block by client block (``run_client_major``).
+
+    The steps of different clients are independent within a round, so each block of ``BLOCK``
+    clients can take all K steps while its data are in cache, the blocks in parallel on the kernel's
+    thread pool; the cross-client quantities (discrepancy, dual shadow) are then computed from the
+    stored trajectory by the same calls on the same arrays as the step-by-step schedule, which is
+    therefore reproduced bit for bit (tested).  Used when that pays and is exact: a batched kernel
+    over more than one block, a deterministic oracle (a stochastic one draws in call order), no
+    per-step recording, and a trajectory within ``TRAJECTORY_BYTES``.  Client maps must act row by
+    row — a client's next state depends on its own row only — as every caller's do.
+    """
+    return (K > 1 and not env.record_steps and env.oracle.deterministic and kern.strategy == "batched"
+            and kern.size > BLOCK and K * kern.size * env.problem.dim * 8 <= TRAJECTORY_BYTES)
+
+
+def run_client_major(env: Env, kern: Kernel, rng: np.random.Generator, x: Array, K: int,
+                     advance: Callable[[Kernel, Array, Array, int], Array]) -> Array:
+    """The trajectory (K, |S|, dim) of K local steps from x on every client, block by block.
+
+    ``advance(kern_b, X_b, G_b, k)`` maps a block's state at step k and its gradient to the next
+    state; the gradient is queried at ``query(X_b, k)`` = X_b unless ``advance`` says otherwise
+    through its ``query`` attribute.  Entry k of the result is the state after k + 1 steps.
+    """
+    query = getattr(advance, "query", lambda X, k: X)
+    traj = np.empty((K, kern.size, x.shape[0]))
+
+    def block(s: slice) -> None:
+        kb = kern.block(s)
+        X = np.repeat(x[None, :], s.stop - s.start, axis=0)
+        for k in range(K):
+            G = env.oracle.grads(kb, query(X, k), rng)
+            X = advance(kb, X, G, k)
+            traj[k, s] = X
+
+    over_blocks(block, kern.size)
+    return traj
+
+
 def primal_local(env: Env, kern: Kernel, rng: np.random.Generator, w: Array, weights: Array,
                  K: int, step: ClientStep) -> LocalRun:
     """K steps w^m_{k+1} = step(w^m_k, g^m_k) from w^m_0 = w on every sampled client.
@@ -68,8 +111,13 @@ def primal_local(env: Env, kern: Kernel, rng: np.random.Generator, w: Array, wei
     so the dual-shadow identity (eq. 4.5) can be tested on FedMiD as on FedDualAvg.
     """
     h = env.problem.h
-    W = np.repeat(w[None, :], kern.size, axis=0)
     disc = np.zeros(K)
+    if client_major(env, kern, K):
+        traj = run_client_major(env, kern, rng, w, K, lambda kb, W, G, k: step(W, G))
+        for k in range(1, K):
+            disc[k] = discrepancy(h, weights, h.grad(traj[k - 1]))
+        return LocalRun(traj[K - 1], disc, None, {})
+    W = np.repeat(w[None, :], kern.size, axis=0)
     shadow, gavg = [], []
     for k in range(K):
         G = env.oracle.grads(kern, W, rng)
@@ -96,9 +144,22 @@ def dual_local(env: Env, kern: Kernel, rng: np.random.Generator, z: Array, weigh
     (eq. 4.2: ∇(h + η̃_{r,k}ψ)*(z̄_{r,k}), k = 1..K).
     """
     h = env.problem.h
-    Z = np.repeat(z[None, :], kern.size, axis=0)
     disc = np.zeros(K)
     terms = np.zeros_like(z)
+    if client_major(env, kern, K):
+
+        def advance(kb: Kernel, Z: Array, G: Array, k: int) -> Array:
+            Z -= eta_c * G
+            return Z
+
+        advance.query = client_map
+        traj = run_client_major(env, kern, rng, z, K, advance)
+        for k in range(K):
+            if k > 0:
+                disc[k] = discrepancy(h, weights, traj[k - 1])
+            terms = terms + shadow_map(weights @ traj[k], k + 1)
+        return LocalRun(traj[K - 1], disc, terms, {})
+    Z = np.repeat(z[None, :], kern.size, axis=0)
     shadow, gavg, prim, duals = [z.copy()], [], [], []
     for k in range(K):
         if env.record_steps:

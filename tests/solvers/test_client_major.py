@@ -1,0 +1,98 @@
+"""The client-major schedule (``primitives.client_major``) reproduces the step-by-step schedule bit
+for bit, is used exactly when it is exact, and the comparison can fail."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import solvers.algorithms.primitives as prim
+from solvers.engine import run
+from solvers.engine.run import prepare
+from solvers.generators import generate
+from solvers.kernels import BLOCK, Kernel
+
+FAMILY = {
+    "feddualavg": {"eta_c": 0.05, "local_steps": 4},
+    "feddualavg-osp": {"eta_c": 0.05, "local_steps": 3, "eta_s": 0.7},
+    "fedavg": {"eta_c": 0.05, "local_steps": 3},
+    "fedavg-subgrad": {"eta_c": 0.02, "local_steps": 2},
+    "fedmid": {"eta_c": 0.05, "local_steps": 3},
+    "fedmid-avg": {"eta_c": 0.05, "local_steps": 2},
+    "fedmid-osp": {"eta_c": 0.05, "local_steps": 3},
+}
+
+
+@pytest.fixture(scope="module")
+def many():
+    """More than two blocks of tiny clients, the last one partial (2·BLOCK + 77)."""
+    return generate("lasso-paper", clients=2 * BLOCK + 77, samples=6, d=7, nnz=3, seed=4)
+
+
+def _trace(alg, problem, hp, schedule, monkeypatch, **kw):
+    used = []
+    real = prim.run_client_major
+
+    def spy(*a, **k):
+        used.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(prim, "run_client_major", spy)
+    if schedule == "step":
+        monkeypatch.setattr(prim, "client_major", lambda *a: False)
+    try:
+        return run(alg, problem, hp, rounds=3, reference=False, seed=2, **kw), len(used)
+    finally:
+        monkeypatch.undo()
+
+
+def _same(a, b) -> list[str]:
+    """Names of the float arrays of two traces that differ in any bit."""
+    return [k for k in b.arrays if np.asarray(b.arrays[k]).dtype.kind == "f"
+            and not np.array_equal(np.asarray(a.arrays[k]), np.asarray(b.arrays[k]), equal_nan=True)]
+
+
+@pytest.mark.parametrize("alg", sorted(FAMILY))
+@pytest.mark.parametrize("participation", [None, BLOCK + 500])
+def test_client_major_rounds_are_the_step_by_step_rounds_bit_for_bit(many, alg, participation, monkeypatch):
+    fast, used = _trace(alg, many, FAMILY[alg], "client", monkeypatch, participation=participation)
+    slow, unused = _trace(alg, many, FAMILY[alg], "step", monkeypatch, participation=participation)
+    assert used == 3 and unused == 0  # every round took the client-major path, the other none
+    assert _same(fast, slow) == []
+    assert np.isfinite(fast.arrays["objective"][-1]) and fast.arrays["discrepancy"].any()
+
+
+def test_the_comparison_fails_when_a_block_serves_the_wrong_clients(many, monkeypatch):
+    """Power: blocks that gather the data of their neighbours change the bits, and the check says so."""
+    slow, _ = _trace("feddualavg", many, FAMILY["feddualavg"], "step", monkeypatch)
+    real = Kernel.block
+
+    def shifted(self, s):
+        return real(self, slice(s.start + 1, s.stop + 1) if s.stop < self.size else s)
+
+    monkeypatch.setattr(Kernel, "block", shifted)
+    wrong = run("feddualavg", many, FAMILY["feddualavg"], rounds=3, reference=False, seed=2)
+    monkeypatch.undo()
+    assert "server_w" in _same(wrong, slow)
+
+
+def test_quadratic_clients_take_the_client_major_path_too(monkeypatch):
+    quad = generate("quadratics", clients=BLOCK + 40, d=3, seed=1)
+    fast, used = _trace("feddualavg", quad, FAMILY["feddualavg"], "client", monkeypatch)
+    slow, _ = _trace("feddualavg", quad, FAMILY["feddualavg"], "step", monkeypatch)
+    assert used == 3 and _same(fast, slow) == []
+
+
+@pytest.mark.parametrize(("oracle", "record", "clients", "want"), [
+    ("exact", "round", 2 * BLOCK + 77, True),
+    ("gaussian:0", "round", 2 * BLOCK + 77, True),
+    ("gaussian:0.1", "round", 2 * BLOCK + 77, False),  # draws in call order
+    ("minibatch:2", "round", 2 * BLOCK + 77, False),
+    ("exact", "step", 2 * BLOCK + 77, False),  # per-step records need every step of every client
+    ("exact", "round", BLOCK, False),  # one block: nothing to gain
+])
+def test_client_major_only_where_it_is_exact_and_pays(oracle, record, clients, want):
+    p = generate("lasso-paper", clients=clients, samples=6, d=7, nnz=3, seed=4)
+    s = prepare("feddualavg", p, FAMILY["feddualavg"], 2, oracle, None, record, False, None, "auto")
+    assert prim.client_major(s.env, s.env.kernel, 4) is want
+    assert prim.client_major(s.env, s.env.kernel, 1) is False  # one local step: no trajectory to split
