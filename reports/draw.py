@@ -15,7 +15,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
+from matplotlib.ticker import Formatter, FuncFormatter, LogLocator  # noqa: E402
 
 from reports.plotdata import Figure, Line, Panel  # noqa: E402
 
@@ -83,7 +83,6 @@ def _panel(ax: plt.Axes, p: Panel) -> None:
         _line(ax, line)
     if p.logx:
         ax.set_xscale("log")
-        ax.xaxis.set_minor_formatter(NullFormatter())
     if p.logy and any(
         np.nanmin(np.asarray(line.median, dtype=float), initial=np.inf) > 0 for line in p.lines
     ):
@@ -96,27 +95,39 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def _power_of_ten(x: float, _pos: int | None = None) -> str:
-    """A log axis' major tick label: 10ᵏ in Unicode superscripts (plain text, no mathtext)."""
+    """A log axis' tick label: 10ᵏ, or m×10ᵏ off the decades, in Unicode superscripts (no mathtext)."""
     if not np.isfinite(x) or x <= 0:
         return ""
     k = int(round(math.log10(x)))
-    if abs(x - 10.0**k) > 1e-9 * x:
-        return f"{x:g}"
-    return "10" + str(k).translate(_SUPERSCRIPT)
+    if abs(x - 10.0**k) <= 1e-9 * x:
+        return "10" + str(k).translate(_SUPERSCRIPT)
+    k = math.floor(math.log10(x) + 1e-9)  # not a decade: m×10ᵏ with 1 ≤ m < 10
+    return f"{x / 10.0**k:.3g}×10" + str(k).translate(_SUPERSCRIPT)
+
+
+class _MinorLog(Formatter):
+    """Minor labels m×10ᵏ, only on an axis spanning less than two decades (else none)."""
+
+    def __call__(self, x: float, pos: int | None = None) -> str:
+        """The label of the minor tick at ``x``."""
+        lo, hi = sorted(self.axis.get_view_interval())
+        if not (lo > 0 and hi / lo < 100.0):
+            return ""
+        return _power_of_ten(x)
 
 
 def _log_ticks(ax: plt.Axes) -> None:
-    """Log axes: major labels 10ᵏ as plain text, unlabelled minor ticks at 2 and 5 × 10ᵏ only.
+    """Log axes: labels 10ᵏ as plain text, minor ticks at 2 and 5 × 10ᵏ (labelled on short axes).
 
-    Matplotlib's defaults parse every major label as mathtext ($10^{k}$, a pyparsing run per
-    label and render) and build 8 minor tick objects a decade, at each of a figure's three renders
-    (layout, PNG, SVG): together half of the report's drawing time, for the same picture.
+    Matplotlib's defaults parse every label as mathtext ($10^{k}$, a pyparsing run per label and
+    render) and build 8 minor tick objects a decade, at each of a figure's three renders (layout,
+    PNG, SVG): together half of the report's drawing time, for the same picture.
     """
     for axis in (ax.xaxis, ax.yaxis):
         if axis.get_scale() == "log":
             axis.set_major_formatter(FuncFormatter(_power_of_ten))
             axis.set_minor_locator(LogLocator(base=10.0, subs=(2.0, 5.0)))
-            axis.set_minor_formatter(NullFormatter())
+            axis.set_minor_formatter(_MinorLog())
 
 
 def _legend_below(ax: plt.Axes) -> None:

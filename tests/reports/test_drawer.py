@@ -41,5 +41,5 @@ def test_log_tick_labels_are_powers_of_ten_in_superscripts_and_nothing_else():
     from reports.draw import _power_of_ten
 
     assert [_power_of_ten(x) for x in (1e-12, 1e-3, 1.0, 10.0, 1e5)] == ["10⁻¹²", "10⁻³", "10⁰", "10¹", "10⁵"]
-    assert _power_of_ten(3.0) == "3" and _power_of_ten(2e-7) == "2e-07"  # not a decade: the value itself
+    assert _power_of_ten(3.0) == "3×10⁰" and _power_of_ten(1.6e-6) == "1.6×10⁻⁶"  # off the decades
     assert _power_of_ten(0.0) == _power_of_ten(-1.0) == _power_of_ten(float("nan")) == ""
