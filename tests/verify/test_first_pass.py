@@ -112,3 +112,17 @@ def test_the_declared_tuning_grids_are_the_grids_the_figures_tune_on(monkeypatch
         studies = plan(["fco-fig3", "fco-fig4"])
         assert [c.key for c in declared_runs(studies, quick, 7)] == asked[0] + asked[1]
         assert all(c.metrics_every == c.rounds for c in declared_runs(studies, quick, 7))
+
+
+def test_the_export_says_which_rounds_were_evaluated(tmp_path):
+    """A default run exports metrics_every = 1 (its stored config omits it), a tuning run its k."""
+    import csv
+
+    base = grid({**BASE, "oracle": "exact", "rounds": 6}, {}, seeds=[0])[0]
+    with Store(tmp_path / "s.sqlite") as st:
+        Session(st, Serial(), progress=False).runs(
+            [base, RunConfig(**{**base.__dict__, "metrics_every": 3})], "two")
+        st.export(tmp_path / "m.csv")
+    rows = list(csv.DictReader((tmp_path / "m.csv").open()))
+    assert {r["metrics_every"] for r in rows} == {"1", "3"}
+    assert {r["objective"] == "" for r in rows if r["metrics_every"] == "3"} == {True, False}

@@ -351,9 +351,13 @@ class Store:
 
 
 def _flat_config(cfg: dict[str, Any]) -> dict[str, Any]:
-    """``{'hp': {'eta_c': 0.1}, 'problem': {'generator': g, 'params': {...}}}`` → flat columns."""
+    """``{'hp': {'eta_c': 0.1}, 'problem': {'generator': g, 'params': {...}}}`` → flat columns.
+
+    ``metrics_every`` is stored only when it is not 1 (the key of every default run is unchanged),
+    and exported always, as the value the run used.
+    """
     out: dict[str, Any] = {}
-    for k, v in cfg.items():
+    for k, v in {**cfg, "metrics_every": cfg.get("metrics_every", 1)}.items():
         if k == "problem":
             out["problem"] = v.get("generator") or v.get("file")
             for pk, pv in (v.get("params") or {}).items():
