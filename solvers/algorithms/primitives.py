@@ -11,7 +11,7 @@ Every loop runs over local steps only; the client axis is vectorised (DESIGN 2).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -39,8 +39,24 @@ def client_weights(problem: Problem, clients: Array) -> Array:
 
 def discrepancy(h: MirrorMap, weights: Array, Z: Array) -> float:
     """Σ_m p̃_m ‖z̄ − z^m‖²_*, z̄ = Σ_m p̃_m z^m, in h's dual norm (Lemma 4.4 overhead)."""
-    zbar = weights @ Z
-    return float(weights @ h.dual_norm(zbar[None, :] - Z) ** 2)
+    return float(discrepancies(h, weights, [Z])[0])
+
+
+def discrepancies(h: MirrorMap, weights: Array, Zs: Sequence[Array]) -> Array:
+    """``discrepancy(h, weights, Z)`` for each Z of ``Zs``, the row norms on the kernel's thread pool.
+
+    Each block of rows gets the same per-row operations as the whole array, so the values do not
+    depend on the number of blocks (one client-major round computes all K − 1 at once; tested).
+    """
+    zbars = [weights @ Z for Z in Zs]
+    norms = np.empty((len(Zs), len(weights)))
+
+    def block(s: slice) -> None:
+        for i, (zbar, Z) in enumerate(zip(zbars, Zs, strict=True)):
+            norms[i, s] = h.dual_norm(zbar[None, :] - Z[s])
+
+    over_blocks(block, len(weights))
+    return np.array([float(weights @ n ** 2) for n in norms])
 
 
 class LocalRun(NamedTuple):
@@ -114,8 +130,7 @@ def primal_local(env: Env, kern: Kernel, rng: np.random.Generator, w: Array, wei
     disc = np.zeros(K)
     if client_major(env, kern, K):
         traj = run_client_major(env, kern, rng, w, K, lambda kb, W, G, k: step(W, G))
-        for k in range(1, K):
-            disc[k] = discrepancy(h, weights, h.grad(traj[k - 1]))
+        disc[1:] = discrepancies(h, weights, [h.grad(traj[k]) for k in range(K - 1)])
         return LocalRun(traj[K - 1], disc, None, {})
     W = np.repeat(w[None, :], kern.size, axis=0)
     shadow, gavg = [], []
@@ -154,9 +169,8 @@ def dual_local(env: Env, kern: Kernel, rng: np.random.Generator, z: Array, weigh
 
         advance.query = client_map
         traj = run_client_major(env, kern, rng, z, K, advance)
+        disc[1:] = discrepancies(h, weights, traj[: K - 1])
         for k in range(K):
-            if k > 0:
-                disc[k] = discrepancy(h, weights, traj[k - 1])
             terms = terms + shadow_map(weights @ traj[k], k + 1)
         return LocalRun(traj[K - 1], disc, terms, {})
     Z = np.repeat(z[None, :], kern.size, axis=0)

@@ -96,3 +96,21 @@ def test_client_major_only_where_it_is_exact_and_pays(oracle, record, clients, w
     s = prepare("feddualavg", p, FAMILY["feddualavg"], 2, oracle, None, record, False, None, "auto")
     assert prim.client_major(s.env, s.env.kernel, 4) is want
     assert prim.client_major(s.env, s.env.kernel, 1) is False  # one local step: no trajectory to split
+
+
+@pytest.mark.parametrize("mirror", ["euclidean", "pnorm"])
+def test_blockwise_discrepancies_are_the_discrepancy_bit_for_bit(mirror):
+    from solvers.mirror_maps import Euclidean, PNorm
+
+    h = Euclidean() if mirror == "euclidean" else PNorm(p=1.5)
+    rng = np.random.default_rng(5)
+    S = 2 * BLOCK + 3
+    weights = rng.random(S)
+    weights /= weights.sum()
+    Zs = rng.standard_normal((3, S, 4))
+    got = prim.discrepancies(h, weights, Zs)
+    want = [float(weights @ h.dual_norm((weights @ Z)[None, :] - Z) ** 2) for Z in Zs]  # one block
+    assert got.tolist() == want and len(set(want)) == 3
+    assert [prim.discrepancy(h, weights, Z) for Z in Zs] == want
+    Zs[1, -1, 0] += 1e-9  # one client of the last block moved: that step's value moves
+    assert prim.discrepancies(h, weights, Zs)[1] != want[1]
