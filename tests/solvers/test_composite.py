@@ -13,9 +13,12 @@ from solvers.mirror_maps import DiagonalQuadratic, Entropy, Euclidean, FreeTailM
 from solvers.reference.cvx import psi_expression
 from solvers.regularizers import (
     L1,
+    MCP,
+    SCAD,
     Box,
     ElasticNet,
     FreeTail,
+    GroupLasso,
     L2Squared,
     NonNegative,
     Nuclear,
@@ -99,3 +102,33 @@ def test_intercept_coordinate_is_left_free(z, t):
 def test_pairs_without_closed_form_are_refused(h, psi):
     with pytest.raises(NoClosedFormError, match="no closed form"):
         composite_map(h, psi, np.ones(D), 1.0)
+
+
+@pytest.mark.parametrize("psi", [L1(0.3), L2Squared(0.7), ElasticNet(0.2, 0.5), Box(-0.1, 0.2), NonNegative(),
+                                 MCP(0.3, 3.0), SCAD(0.3, 3.7), Zero()], ids=lambda p: p.name)
+def test_the_coordinatewise_intercept_path_is_the_strided_one_bit_for_bit(psi):
+    """Euclidean h + separable ψ with a free intercept: the whole-array map equals the map on the
+    model coordinates (per-coordinate t takes the strided path and is the reference), z untouched."""
+    from solvers.composite import make_composite
+
+    rng = np.random.default_rng(7)
+    z = rng.standard_normal((9, 6))
+    keep = z.copy()
+    fast = make_composite(FreeTailMirror(Euclidean(), 1), FreeTail(psi, 1))
+    t = 0.05
+    want = fast(z, np.full(z.shape, t))  # an array t: the strided path, coordinate by coordinate
+    got = fast(z, t)
+    assert got.tobytes() == want.tobytes() and np.array_equal(z, keep)
+    assert np.array_equal(got[:, -1], z[:, -1]) and not np.may_share_memory(got, z)
+
+
+def test_a_coupled_psi_must_not_take_the_coordinatewise_path():
+    """Power of the guard: the group lasso on the whole row (intercept included) is another point."""
+    from solvers.composite import make_composite
+
+    z = np.random.default_rng(8).standard_normal((4, 6))
+    psi = GroupLasso(0.4, groups=(0, 0, 0, 0, 0))
+    right = make_composite(FreeTailMirror(Euclidean(), 1), FreeTail(psi, 1))(z, 0.5)
+    whole = GroupLasso(0.4, groups=(0, 0, 0, 0, 0, 0)).prox(z, 0.5)
+    whole[:, -1] = z[:, -1]
+    assert not GroupLasso.separable and not np.allclose(right, whole)
