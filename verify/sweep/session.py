@@ -3,7 +3,9 @@
 ``Session.runs(configs)`` runs a sweep (only what the store lacks) and returns the stored runs;
 ``Session.jobs(kind, mode, seed, jobs)`` does the same for whole jobs — a theorem experiment, a
 slice of the conformance matrix — whose JSON payload is stored in the ``results`` table under
-(kind, name, mode, seed, code version).  Jobs run on the same executor as sweeps.
+(kind, name, mode, seed, code version).  Jobs run on the same executor as sweeps, and
+``Session.job_batches(batches, runs=)`` puts several kinds of job and a set of sweep runs declared
+ahead into one pass of the executor, so that no worker idles at the boundary between them.
 """
 
 from __future__ import annotations
