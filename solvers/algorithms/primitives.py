@@ -42,13 +42,15 @@ def discrepancy(h: MirrorMap, weights: Array, Z: Array) -> float:
     return float(discrepancies(h, weights, [Z])[0])
 
 
-def discrepancies(h: MirrorMap, weights: Array, Zs: Sequence[Array]) -> Array:
+def discrepancies(h: MirrorMap, weights: Array, Zs: Sequence[Array],
+                  zbars: Sequence[Array] | None = None) -> Array:
     """``discrepancy(h, weights, Z)`` for each Z of ``Zs``, the row norms on the kernel's thread pool.
 
     Each block of rows gets the same per-row operations as the whole array, so the values do not
     depend on the number of blocks (one client-major round computes all K − 1 at once; tested).
+    ``zbars``: the averages weights @ Z when the caller has them already.
     """
-    zbars = [weights @ Z for Z in Zs]
+    zbars = [weights @ Z for Z in Zs] if zbars is None else zbars
     norms = np.empty((len(Zs), len(weights)))
 
     def block(s: slice) -> None:
@@ -97,14 +99,12 @@ def client_major(env: Env, kern: Kernel, K: int) -> bool:
 
 
 def run_client_major(env: Env, kern: Kernel, rng: np.random.Generator, x: Array, K: int,
-                     advance: Callable[[Kernel, Array, Array, int], Array]) -> Array:
+                     query: Callable[[Array, int], Array], advance: Callable[[Array, Array], Array]) -> Array:
     """The trajectory (K, |S|, dim) of K local steps from x on every client, block by block.
 
-    ``advance(kern_b, X_b, G_b, k)`` maps a block's state at step k and its gradient to the next
-    state; the gradient is queried at ``query(X_b, k)`` = X_b unless ``advance`` says otherwise
-    through its ``query`` attribute.  Entry k of the result is the state after k + 1 steps.
+    At step k a block's gradient is queried at ``query(X_b, k)`` and its state moves to
+    ``advance(X_b, G_b)``.  Entry k of the result is the state after k + 1 steps.
     """
-    query = getattr(advance, "query", lambda X, k: X)
     traj = np.empty((K, kern.size, x.shape[0]))
 
     def block(s: slice) -> None:
@@ -112,7 +112,7 @@ def run_client_major(env: Env, kern: Kernel, rng: np.random.Generator, x: Array,
         X = np.repeat(x[None, :], s.stop - s.start, axis=0)
         for k in range(K):
             G = env.oracle.grads(kb, query(X, k), rng)
-            X = advance(kb, X, G, k)
+            X = advance(X, G)
             traj[k, s] = X
 
     over_blocks(block, kern.size)
@@ -129,7 +129,7 @@ def primal_local(env: Env, kern: Kernel, rng: np.random.Generator, w: Array, wei
     h = env.problem.h
     disc = np.zeros(K)
     if client_major(env, kern, K):
-        traj = run_client_major(env, kern, rng, w, K, lambda kb, W, G, k: step(W, G))
+        traj = run_client_major(env, kern, rng, w, K, lambda W, k: W, step)
         disc[1:] = discrepancies(h, weights, [h.grad(traj[k]) for k in range(K - 1)])
         return LocalRun(traj[K - 1], disc, None, {})
     W = np.repeat(w[None, :], kern.size, axis=0)
@@ -163,15 +163,15 @@ def dual_local(env: Env, kern: Kernel, rng: np.random.Generator, z: Array, weigh
     terms = np.zeros_like(z)
     if client_major(env, kern, K):
 
-        def advance(kb: Kernel, Z: Array, G: Array, k: int) -> Array:
-            Z -= eta_c * G
+        def advance(Z: Array, G: Array) -> Array:
+            Z -= eta_c * G  # the block's own array (np.repeat in run_client_major)
             return Z
 
-        advance.query = client_map
-        traj = run_client_major(env, kern, rng, z, K, advance)
-        disc[1:] = discrepancies(h, weights, traj[: K - 1])
+        traj = run_client_major(env, kern, rng, z, K, client_map, advance)
+        zbars = [weights @ Z for Z in traj]  # the dual shadow z̄_{r,k+1}
+        disc[1:] = discrepancies(h, weights, traj[: K - 1], zbars[: K - 1])
         for k in range(K):
-            terms = terms + shadow_map(weights @ traj[k], k + 1)
+            terms = terms + shadow_map(zbars[k], k + 1)
         return LocalRun(traj[K - 1], disc, terms, {})
     Z = np.repeat(z[None, :], kern.size, axis=0)
     shadow, gavg, prim, duals = [z.copy()], [], [], []
