@@ -85,28 +85,28 @@ def _lasso(H: Array, b: Array, lam: float, L: float) -> Array:
         w_next = np.sign(v) * np.maximum(np.abs(v) - lam / L, 0.0)
         t_next = 0.5 * (1 + np.sqrt(1 + 4 * t * t))
         y, w, t = w_next + (t - 1) / t_next * (w_next - w), w_next, t_next
-        if it % _LASSO_CHECK == 0 and _lasso_kkt(H, b, lam, w):
-            break
-    return _lasso_exact(H, b, lam, w)
+        if it % _LASSO_CHECK == 0:
+            exact, S = _lasso_exact(H, b, lam, w)
+            if _lasso_kkt(H, b, lam, w, exact, S):
+                return exact
+    return _lasso_exact(H, b, lam, w)[0]
 
 
 #: FISTA iterations between two tries of the exact solve in ``_lasso``
 _LASSO_CHECK = 100
 
 
-def _lasso_exact(H: Array, b: Array, lam: float, w: Array) -> Array:
-    """The minimiser of ½wᵀHw − bᵀw + λ‖w‖₁ restricted to w's support with w's signs."""
+def _lasso_exact(H: Array, b: Array, lam: float, w: Array) -> tuple[Array, Array]:
+    """The minimiser of ½wᵀHw − bᵀw + λ‖w‖₁ restricted to w's support S with w's signs, and S."""
     S = np.abs(w) > 1e-9 * max(1.0, float(np.abs(w).max()))
     exact = np.zeros_like(b)
     if S.any():
         exact[S] = np.linalg.solve(H[np.ix_(S, S)], b[S] - lam * np.sign(w[S]))
-    return exact
+    return exact, S
 
 
-def _lasso_kkt(H: Array, b: Array, lam: float, w: Array) -> bool:
-    """Whether ``_lasso_exact(w)`` is optimal: the signs of w kept on its support, |∇_i| ≤ λ off it."""
-    S = np.abs(w) > 1e-9 * max(1.0, float(np.abs(w).max()))
-    exact = _lasso_exact(H, b, lam, w)
+def _lasso_kkt(H: Array, b: Array, lam: float, w: Array, exact: Array, S: Array) -> bool:
+    """Whether ``exact`` (``_lasso_exact(w)``) is optimal: w's signs kept on S, |∇_i| ≤ λ off it."""
     g = H @ exact - b
     return bool(np.all(np.sign(exact[S]) == np.sign(w[S])) and np.all(np.abs(g[~S]) <= lam * (1 - 1e-9)))
 

@@ -24,18 +24,22 @@ def test_early_exit_gives_the_bits_of_all_3000_iterations(monkeypatch):
     assert any(np.count_nonzero(w) not in (0, len(w)) for w in want)  # sparse optima were tested
 
 
+def _kkt(H, b, lam, w) -> bool:
+    return opt._lasso_kkt(H, b, lam, w, *opt._lasso_exact(H, b, lam, w))
+
+
 def test_the_kkt_check_refuses_a_wrong_support_or_sign():
     H, b, lam, L = _instance(3)
     w = opt._lasso(H, b, lam, L)
-    assert opt._lasso_kkt(H, b, lam, w)
+    assert _kkt(H, b, lam, w)
     S = np.flatnonzero(w)
     dropped = w.copy()
     dropped[S[0]] = 0.0  # a support coordinate missing: its gradient exceeds λ
-    assert not opt._lasso_kkt(H, b, lam, dropped)
+    assert not _kkt(H, b, lam, dropped)
     flipped = w.copy()
     flipped[S[0]] = -flipped[S[0]]  # a wrong sign
-    assert not opt._lasso_kkt(H, b, lam, flipped)
+    assert not _kkt(H, b, lam, flipped)
     off = np.flatnonzero(w == 0)
     extra = w.copy()
     extra[off[0]] = 1e-3  # an extra coordinate: the exact solve cannot keep its sign (it is 0 at w*)
-    assert not opt._lasso_kkt(H, b, lam, extra)
+    assert not _kkt(H, b, lam, extra)
