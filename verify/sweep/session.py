@@ -152,7 +152,8 @@ class Session:
         todo_runs = [c for c in runs if c.key not in have]
         summary = SweepSummary(len(runs), len(runs) - len(todo_runs), executor=self.executor.name,
                                workers=self.executor.workers)
-        specs = list(dict.fromkeys(canonical(c.problem.as_dict()) for c in todo_runs))
+        spec_of = {c.key: canonical(c.problem.as_dict()) for c in todo_runs}
+        specs = list(dict.fromkeys(spec_of.values()))
         refs: dict[str, Any] = {}
         todo: list[Job] = []
         where: dict[int, tuple[int, str, str, int]] = {}  # id(job) → its batch (executors yield the item)
@@ -177,7 +178,7 @@ class Session:
             yield from ((REF, spec) for spec in (specs if solve_here else []))
             yield from ((JOB, job) for job in todo)
             for c in todo_runs:
-                spec = canonical(c.problem.as_dict())
+                spec = spec_of[c.key]
                 yield RUN, c, ({spec: refs[spec]} if refs.get(spec) is not None else None)
 
         start = time.perf_counter()
