@@ -124,37 +124,3 @@ def test_two_point_metrics_match_separate_evaluations(name, params):
         np.testing.assert_allclose(vals_v, p.client_values(p.broadcast(v)), rtol=1e-12)
         ref = per_sample_reference(p, np.array(p.broadcast(w)))
         np.testing.assert_allclose(G, ref, rtol=1e-11, atol=1e-12)
-
-
-@pytest.mark.parametrize("loss,ridge", [("squares", 0.0), ("ridge", 0.4)])
-def test_the_in_place_squares_loop_is_bitwise_the_generic_loop(loss, ridge):
-    """The dense squares-type fast path of the loop strategy (one residual buffer, np.dot(..., out=))
-    returns the generic loop's values and gradients bit for bit, with unequal client sizes, an
-    intercept, and a non-contiguous W (then the generic path is taken)."""
-    from dataclasses import replace
-
-    from solvers.kernels import Kernel
-
-    rng = np.random.default_rng(3)
-    sizes = [7, 12, 9]
-    base = generate("lasso-paper", clients=3, samples=12, d=6, nnz=2)
-    p = replace(base, X=tuple(rng.standard_normal((n, 6)) for n in sizes),
-                y=tuple(rng.standard_normal(n) for n in sizes), loss=loss, ridge_lam=ridge,
-                weights=np.full(3, 1 / 3))
-    k = Kernel(p, strategy="loop")
-    W = rng.standard_normal((3, p.dim))
-    Xs, ys = list(p.X), list(p.y)
-    fast_v, fast_g = k._loop(W, Xs, ys, values=True, XTs=None)
-    Wm, b = k._split(W)
-    gen_g, gen_v = np.empty_like(W), np.empty(3)
-    for i, (Xm, ym) in enumerate(zip(Xs, ys, strict=True)):
-        t = Xm @ Wm[i] + b[i]
-        gen_v[i] = np.mean(p.phi.phi(t, ym))
-        r = p.phi.dphi(t, ym) / len(ym)
-        gen_g[i, : p.d] = Xm.T @ r
-        gen_g[i, p.d] = r.sum()
-    np.testing.assert_array_equal(fast_g, gen_g)
-    np.testing.assert_array_equal(fast_v, gen_v)
-    # a Fortran-ordered W takes the generic path and agrees too
-    WF = np.asfortranarray(W)
-    np.testing.assert_array_equal(k._loop(WF, Xs, ys, values=True)[1], gen_g)
