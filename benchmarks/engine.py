@@ -212,20 +212,16 @@ def part_iv(quick: bool) -> None:
               f"{M * K + 1}/1 = {M * K + 1}x, {M}/1 = {M}x")
 
 
-def part_v(quick: bool) -> None:
-    clients = 1000 if quick else 10_000
+def fsvrg_round(clients: int) -> dict:
+    """Seed-004-scale FSVRG: two rounds timed (the first builds the cached layout), a full-gradient pass."""
     t0 = time.perf_counter()
     p = generate("bag-of-words", clients=clients, d=20_002, mean_size=200, min_size=75, max_size=9000,
                  words=20, lam=1e-4)
-    gen = time.perf_counter() - t0
-    nnz = sum(x.nnz for x in p.X)
-    print(f"(v) FSVRG at seed-004 scale: {p.M} clients, n = {int(p.n.sum())} "
-          f"(sizes {p.n.min()}..{p.n.max()}, mean {p.n.mean():.0f}), d = {p.d}, nnz = {nnz} "
-          f"(generated in {gen:.1f} s)")
+    out = {"problem": p, "generated": time.perf_counter() - t0, "nnz": sum(x.nnz for x in p.X)}
     view = sample_view(p, "benchmark")
     frequency_scaling(p, view)
     w = np.zeros(p.dim)
-    grad = best_of(lambda: full_gradient(p, view, w), 3)
+    out["grad"] = best_of(lambda: full_gradient(p, view, w), 3)
     s = prepare("fsvrg", p, {"h": 1.0}, 2, "exact", None, "round", False, None, "auto")
     rng = np.random.default_rng(0)
     state = s.algorithm.init(p, s.hp, s.w0, rng)
@@ -234,17 +230,28 @@ def part_v(quick: bool) -> None:
     base = tracemalloc.get_traced_memory()[0]
     start = time.perf_counter()
     state, _ = s.algorithm.round(state, s.hp, s.env, rng, np.arange(p.M))
-    first = time.perf_counter() - start
-    peak = (tracemalloc.get_traced_memory()[1] - base) / 2**20
+    out["first"] = time.perf_counter() - start
+    out["peak"] = (tracemalloc.get_traced_memory()[1] - base) / 2**20
     tracemalloc.stop()
     start = time.perf_counter()
     state, _ = s.algorithm.round(state, s.hp, s.env, rng, np.arange(p.M))
-    second = time.perf_counter() - start
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
-    print(f"    round 1 (builds the cached layout): {first:.1f} s; round 2: {second:.1f} s "
-          f"(target <= 5 s); one full-gradient pass: {grad:.2f} s -> round = {second / grad:.0f} passes")
-    print(f"    peak memory allocated during round 1: {peak:.0f} MiB (tracemalloc); process max RSS "
-          f"{rss:.0f} MiB; objective {p.Phi(np.zeros(p.dim)):.4f} -> {p.Phi(state.w):.4f}")
+    out["second"] = time.perf_counter() - start
+    out["rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
+    out["objective"] = (p.Phi(np.zeros(p.dim)), p.Phi(state.w))
+    return out
+
+
+def part_v(quick: bool) -> None:
+    r = fsvrg_round(1000 if quick else 10_000)
+    p = r["problem"]
+    print(f"(v) FSVRG at seed-004 scale: {p.M} clients, n = {int(p.n.sum())} "
+          f"(sizes {p.n.min()}..{p.n.max()}, mean {p.n.mean():.0f}), d = {p.d}, nnz = {r['nnz']} "
+          f"(generated in {r['generated']:.1f} s)")
+    print(f"    round 1 (builds the cached layout): {r['first']:.1f} s; round 2: {r['second']:.2f} s "
+          f"(target <= 5 s); one full-gradient pass: {r['grad']:.2f} s -> round = "
+          f"{r['second'] / r['grad']:.0f} passes")
+    print(f"    peak memory allocated during round 1: {r['peak']:.0f} MiB (tracemalloc); process max RSS "
+          f"{r['rss']:.0f} MiB; objective {r['objective'][0]:.4f} -> {r['objective'][1]:.4f}")
 
 
 PARTS = {"i": part_i, "ii": part_ii, "iii": part_iii, "iv": part_iv, "v": part_v}

@@ -7,8 +7,8 @@ target.  Baselines are measured here, now: the interpreter with numpy/scipy/cvxp
 whole commands), one full-gradient pass (for an FSVRG round), the bare gradient kernel (for an
 engine step), a straightforward per-client loop (for many tiny clients).  Nothing is asserted: a
 benchmark reports, the tests check correctness.  The engine parts reuse ``benchmarks/engine.py``'s
-measurements; ``--scale`` adds FedDualAvg on 10⁵ sparse logistic clients (10 rounds, peak RSS),
-which takes minutes.
+measurements, the FSVRG round its part v; ``--scale`` adds FedDualAvg on 10⁵ sparse logistic
+clients (10 rounds, peak RSS), which takes minutes.
 """
 
 from __future__ import annotations
@@ -101,6 +101,15 @@ def engine(rows: list) -> None:
         "per-client loop (no metrics)", "≤ 0.1× (≥ 10× faster)")
 
 
+def fsvrg(rows: list) -> None:
+    """One FSVRG round at seed-004 scale against one full-gradient pass (``engine.py`` part v)."""
+    from benchmarks import engine as eng
+
+    r = eng.fsvrg_round(10_000)
+    row(rows, "FSVRG round, seed-004 scale (10⁴ clients, 4·10⁷ nnz)", r["second"], "s", r["grad"],
+        "one full-gradient pass", "≤ 5 s")
+
+
 def scale(rows: list) -> None:
     """FedDualAvg, 10 rounds, on 10⁵ sparse logistic clients: wall time and peak RSS (a subprocess)."""
     code = (
@@ -125,9 +134,10 @@ def main() -> None:
     rows: list = []
     commands(rows, args.skip_jobs)
     engine(rows)
+    fsvrg(rows)
     if args.scale:
         scale(rows)
-    print("\nFSVRG at seed-004 scale and the other engine parts: python benchmarks/engine.py --parts v")
+    print("\nThe engine's other parts (memory growth, prox costs): benchmarks/engine.py --parts iii,iv")
     print(f"\n{'figure':<58} {'value':>10} {'baseline':>10} {'ratio':>7}  {'target':<14} baseline is")
     for name, value, unit, base, base_name, target in rows:
         ratio = f"{value / base:7.2f}" if base else " " * 7
