@@ -170,12 +170,23 @@ def squares_grads(problem, clients: Array, W: Array, G: Array, values: bool = Fa
     Returns:
         The concatenated t when ``values``, else None.
 
+    Raises:
+        IndexError: a client or a selected row out of range (the compiled loop does not check bounds;
+            numpy's indexing, which it replaces, raised).
+
     """
+    clients = np.ascontiguousarray(clients, dtype=np.int64)
+    if len(clients) and (clients.min() < 0 or clients.max() >= problem.M):
+        raise IndexError(f"clients must lie in [0, {problem.M}); got {clients.min()}..{clients.max()}")
+    if select is not None and np.size(select):
+        sizes = problem.n[clients][:, None]
+        if np.any(select < 0) or np.any(select >= sizes):
+            raise IndexError("minibatch rows must lie in [0, n_m) of their client; got "
+                             f"{np.min(select)}..{np.max(select)} for sizes {sizes.min()}..{sizes.max()}")
     rows, offsets, y = pooled(problem)
     d = problem.d
     b = W[:, d] if problem.intercept else np.zeros(W.shape[0])
     sel = np.zeros((0, 0), dtype=np.int64) if select is None else np.ascontiguousarray(select, dtype=np.int64)
-    clients = np.ascontiguousarray(clients, dtype=np.int64)
     sizes = (problem.n[clients] if select is None else np.full(len(clients), sel.shape[1])) if values else []
     T = np.empty(int(np.sum(sizes)))
     b = np.ascontiguousarray(b, dtype=float)

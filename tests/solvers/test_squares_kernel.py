@@ -133,6 +133,21 @@ def test_the_comparison_sees_a_client_served_with_another_clients_rows():
     assert np.array_equal(k._squares(W, values=False)[1][1], wrong._squares(W, values=False)[1][1])
 
 
+def test_out_of_range_rows_and_clients_are_refused_before_the_unchecked_loop():
+    """Client 0 has 9 rows: row 9 would silently read client 1's first row in the compiled loop."""
+    from solvers.squares_kernel import squares_grads
+
+    p = _problem([9, 14])
+    W, G = np.zeros((2, p.dim)), np.empty((2, p.dim))
+    with pytest.raises(IndexError, match="minibatch rows must lie in"):
+        squares_grads(p, np.array([0, 1]), W, G, select=np.array([[9, 0], [0, 1]]))
+    with pytest.raises(IndexError, match="minibatch rows must lie in"):
+        squares_grads(p, np.array([0, 1]), W, G, select=np.array([[-1, 0], [0, 1]]))
+    with pytest.raises(IndexError, match="clients must lie in"):
+        squares_grads(p, np.array([0, 2]), W, G)
+    squares_grads(p, np.array([0, 1]), W, G, select=np.array([[8, 0], [13, 1]]))  # the edges are fine
+
+
 def test_other_losses_and_sparse_data_keep_the_generic_loop():
     logistic = generate("sparse-logistic", clients=3, samples=6, d=5, nnz=2)
     assert not Kernel(logistic, strategy="loop")._compiled_squares()
