@@ -9,13 +9,14 @@ data touch (``U[pos]``, compact per client).  One stochastic step on row i of cl
 
 with c_k = 1/(1 + h_k λ) for ψ = (λ/2)‖·‖² and 1 for ψ = 0.  The loop visits the sequence in array
 order; each client's steps touch only its own (s_k, β_k, u_k), so any interleaving of clients gives
-the same bits as long as each client's steps come in the order j = 0, 1, …: the kernel checks that and
-returns the first element out of order.  The arithmetic is the vectorised lockstep pass's operation
-for operation (⟨x_i, u_k⟩ summed in stored-entry order from 0.0, no fused multiply-add, no fast-math),
-so the two give identical bits (tested against a lockstep transcription in
-``tests/solvers/test_lazy_kernel.py``).  A client's rows and compact columns are contiguous, so when the
-sequence is grouped by client the pass streams memory instead of gathering it at random: 40 M stored
-entries a round in ~0.4 s where the lockstep pass needed 4–5 s (``benchmarks/engine.py --parts v``).
+the same bits as long as each client's steps come in the order j = 0, 1, …: ``lazy_steps`` checks that
+(``_first_out_of_order``) and otherwise visits the sequence sorted by (client, step).  The arithmetic
+is the vectorised lockstep pass's operation for operation (⟨x_i, u_k⟩ summed in stored-entry order
+from 0.0, no fused multiply-add, no fast-math), so the two give identical bits (tested against a
+lockstep transcription in ``tests/solvers/test_lazy_kernel.py``).  A client's rows and compact
+columns are contiguous, so when the sequence is grouped by client the pass streams memory instead
+of gathering it at random: 40 M stored entries a round in ~0.4 s where the lockstep pass needed
+4–5 s (``benchmarks/engine.py --parts v``).
 
 φ' is compiled per loss: ``LOSS_CODES`` maps every scalar loss of ``solvers.losses.scalar`` to its
 branch of ``_dphi``, each the same expression as the loss's numpy ``dphi`` (bit-equality tested for
