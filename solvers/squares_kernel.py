@@ -13,19 +13,17 @@ layout of W).  What changes is that the loop over clients runs without the inter
 client of Python calls, 0.3–0.4 ms a local step on lasso-paper's 64 clients (``benchmarks/engine.py``
 part i: 4.19 → 3.79 ms a gradient of every client).
 
-The data are the problem's pooled rows (``pooled``): the stacked ``(M, n, d)`` array viewed as
-``(M·n, d)`` when sizes are equal, else the clients' blocks concatenated once, cached per problem.
+The data are the problem's pooled rows (``Problem.pooled``, shared with the reference solvers): the
+stacked ``(M, n, d)`` array viewed as ``(M·n, d)`` when sizes are equal, else the clients' blocks
+stacked once; client m's rows start at ``offsets(problem)[m]``.
 """
 
 from __future__ import annotations
-
-import weakref
 
 import numba
 import numpy as np
 
 Array = np.ndarray
-_POOLED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 #: numpy's pairwise-summation block (``PW_BLOCKSIZE`` in its loops)
 PW_BLOCK = 128
@@ -145,14 +143,9 @@ def _grads(rows: Array, offsets: Array, y: Array, clients: Array, select: Array,
             G[i, d] = _pairwise(t, 0, n)
 
 
-def pooled(problem) -> tuple[Array, Array, Array]:
-    """(rows ``(N, d)``, offsets ``(M + 1,)``, labels ``(N,)``) of a dense problem, cached."""
-    if problem not in _POOLED:
-        X = problem.stacked
-        rows = X.reshape(-1, X.shape[2]) if X is not None else np.ascontiguousarray(np.concatenate(problem.X))
-        offsets = np.concatenate([[0], np.cumsum(problem.n)]).astype(np.int64)
-        _POOLED[problem] = (rows, offsets, np.ascontiguousarray(np.concatenate(problem.y), dtype=float))
-    return _POOLED[problem]
+def offsets(problem) -> Array:
+    """First pooled row of every client, and the row count: ``(M + 1,)`` int64."""
+    return np.concatenate([[0], np.cumsum(problem.n)]).astype(np.int64)
 
 
 def squares_grads(problem, clients: Array, W: Array, G: Array, values: bool = False,
@@ -183,12 +176,12 @@ def squares_grads(problem, clients: Array, W: Array, G: Array, values: bool = Fa
         if np.any(select < 0) or np.any(select >= sizes):
             raise IndexError("minibatch rows must lie in [0, n_m) of their client; got "
                              f"{np.min(select)}..{np.max(select)} for sizes {sizes.min()}..{sizes.max()}")
-    rows, offsets, y = pooled(problem)
+    rows, y, _ = problem.pooled
     d = problem.d
     b = W[:, d] if problem.intercept else np.zeros(W.shape[0])
     sel = np.zeros((0, 0), dtype=np.int64) if select is None else np.ascontiguousarray(select, dtype=np.int64)
     sizes = (problem.n[clients] if select is None else np.full(len(clients), sel.shape[1])) if values else []
     T = np.empty(int(np.sum(sizes)))
     b = np.ascontiguousarray(b, dtype=float)
-    _grads(rows, offsets, y, clients, sel, W, b, d, bool(problem.intercept), G, T)
+    _grads(rows, offsets(problem), y, clients, sel, W, b, d, bool(problem.intercept), G, T)
     return T if values else None
