@@ -9,6 +9,7 @@ client's data (dense bytes, or CSR data/indices/indptr), the intercept flag, the
 from __future__ import annotations
 
 import hashlib
+import weakref
 from typing import Any
 
 import numpy as np
@@ -16,9 +17,8 @@ import numpy as np
 from solvers.problem import Problem
 from solvers.sparse import issparse
 
-#: id(problem) → (problem, digest); the problem is held so its id cannot be reused while cached
-_CACHE: dict[int, tuple[Problem, str]] = {}
-_CACHE_SIZE = 32
+#: problem → digest, dropped with the problem (a strong cache kept up to 32 instances alive)
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _feed(h: Any, x: Any) -> None:
@@ -50,15 +50,13 @@ def _feed(h: Any, x: Any) -> None:
 
 def instance_sha256(problem: Problem) -> str:
     """Hex SHA-256 of the data and the model of ``problem`` (not of its name or meta)."""
-    hit = _CACHE.get(id(problem))
-    if hit is not None and hit[0] is problem:
-        return hit[1]
+    hit = _CACHE.get(problem)
+    if hit is not None:
+        return hit
     h = hashlib.sha256()
     for part in (problem.loss, problem.regularizer, problem.mirror, problem.weights, problem.X, problem.y,
                  problem.Q, problem.c, problem.intercept, problem.ridge_lam, problem.shape):
         _feed(h, part)
     digest = h.hexdigest()
-    if len(_CACHE) >= _CACHE_SIZE:
-        _CACHE.pop(next(iter(_CACHE)))
-    _CACHE[id(problem)] = (problem, digest)
+    _CACHE[problem] = digest
     return digest
