@@ -180,8 +180,7 @@ def squares_grads(problem, clients: Array, W: Array, G: Array, values: bool = Fa
     d = problem.d
     b = W[:, d] if problem.intercept else np.zeros(W.shape[0])
     sel = np.zeros((0, 0), dtype=np.int64) if select is None else np.ascontiguousarray(select, dtype=np.int64)
-    sizes = (problem.n[clients] if select is None else np.full(len(clients), sel.shape[1])) if values else []
-    T = np.empty(int(np.sum(sizes)))
+    T = np.empty((int(problem.n[clients].sum()) if select is None else sel.size) if values else 0)
     b = np.ascontiguousarray(b, dtype=float)
     _grads(rows, offsets(problem), y, clients, sel, W, b, d, bool(problem.intercept), G, T)
     return T if values else None
