@@ -242,9 +242,18 @@ class Kernel:
         G = np.empty_like(W) if grads else None
         vals = np.empty(W.shape[0]) if values else None
 
+        compiled = self._compiled_batched()
+
         def block(s: slice) -> None:
-            Wm, b = self._split(W[s])
             Xs, Ys = X[s], Y[s]
+            if compiled:  # the sequential-sum kernel (batched_squares): T, and G[s] in place
+                from solvers.batched_squares import squares_grads  # lazy: numba's import
+
+                T = squares_grads(Xs, Ys, W[s], p.intercept, G[s] if grads else None)
+                if values:
+                    vals[s] = np.mean(p.phi.phi(T, Ys), axis=1)
+                return
+            Wm, b = self._split(W[s])
             T = np.einsum("mnd,md->mn", Xs, Wm) + b[:, None]
             if values:
                 vals[s] = np.mean(p.phi.phi(T, Ys), axis=1)
@@ -292,6 +301,27 @@ class Kernel:
             if p.intercept:
                 G[i, p.d] = r.sum()
         return vals, G
+
+    def dense_squares(self) -> tuple[Array, Array] | None:
+        """(X, Y) stacked ``(size, n, d)``, ``(size, n)`` when the gradients are ``batched_squares``'.
+
+        None for every other loss, layout or strategy.  The arrays are the kernel's own (gathered once
+        for a subset); callers must not write to them.
+        """
+        if self.strategy != "batched" or self.problem.loss == "quadratic" or not self._compiled_batched():
+            return None
+        return self._stacked(), self._labels()
+
+    def _compiled_batched(self) -> bool:
+        """Whether the batched strategy's gradients run compiled (``batched_squares``).
+
+        They do for dense float64 stacked data and a squares-type loss; other losses keep the einsums.
+        """
+        if "compiled_batched" not in self._cache:
+            p = self.problem
+            dense = p.stacked is not None and p.stacked.dtype == np.float64
+            self._cache["compiled_batched"] = p.loss in ("squares", "matrix", "ridge") and dense
+        return self._cache["compiled_batched"]
 
     def _compiled_squares(self) -> bool:
         """Whether the loop strategy's gradients run compiled (``squares_kernel``).

@@ -12,6 +12,7 @@ from solvers.algorithms.base import (
     RoundLog,
     eta_tilde,
 )
+from solvers.algorithms.fused_steps import conj_spec, map_spec
 from solvers.algorithms.primitives import client_weights, dual_local
 
 Array = np.ndarray
@@ -31,7 +32,10 @@ def _dual_round(state: DualServerState, hp: FedHyper, env: Env, rng: np.random.G
     def shadow_map(zbar: Array, k: int) -> Array:
         return env.composite(zbar, eta_tilde(hp.eta_s, hp.eta_c, r, K, k))
 
-    local = dual_local(env, kern, rng, state.z, weights, K, hp.eta_c, client_map, shadow_map)
+    dim = env.problem.dim
+    spec = map_spec(h, env.problem.psi, dim) if proximal_clients else conj_spec(h, dim)
+    ts = np.array([eta_tilde(hp.eta_s, hp.eta_c, r, K, k) if proximal_clients else 0.0 for k in range(K)])
+    local = dual_local(env, kern, rng, state.z, weights, K, hp.eta_c, client_map, shadow_map, (spec, ts))
     delta = weights @ (local.final - state.z[None, :])
     z_next = state.z + hp.eta_s * delta
     w_next = env.composite(z_next, eta_tilde(hp.eta_s, hp.eta_c, r + 1, K, 0))

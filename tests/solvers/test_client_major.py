@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import solvers.algorithms.primitives as prim
+from solvers.algorithms import fused_steps
 from solvers.engine import run
 from solvers.engine.run import prepare
 from solvers.generators import generate
@@ -30,14 +31,24 @@ def many():
 
 
 def _trace(alg, problem, hp, schedule, monkeypatch, **kw):
+    """A 3-round trace on ``schedule`` and how many rounds took a client-major path (numpy or compiled).
+
+    ``fused``: as the engine runs (the compiled pass where ``prim.fused`` allows); ``client``: the numpy
+    client-major schedule (compiled pass off); ``step``: step by step (both off).
+    """
     used = []
-    real = prim.run_client_major
+    real_numpy, real_compiled = prim.run_client_major, fused_steps.dual_trajectory
 
-    def spy(*a, **k):
-        used.append(1)
-        return real(*a, **k)
+    def spy(real):
+        def f(*a, **k):
+            used.append(1)
+            return real(*a, **k)
+        return f
 
-    monkeypatch.setattr(prim, "run_client_major", spy)
+    monkeypatch.setattr(prim, "run_client_major", spy(real_numpy))
+    monkeypatch.setattr(fused_steps, "dual_trajectory", spy(real_compiled))
+    if schedule in ("client", "step"):
+        monkeypatch.setattr(prim, "fused", lambda *a: False)
     if schedule == "step":
         monkeypatch.setattr(prim, "client_major", lambda *a: False)
     try:
@@ -54,15 +65,32 @@ def _same(a, b) -> list[str]:
 
 @pytest.mark.parametrize("alg", sorted(FAMILY))
 @pytest.mark.parametrize("participation", [None, BLOCK + 500])
-def test_client_major_rounds_are_the_step_by_step_rounds_bit_for_bit(many, alg, participation, monkeypatch):
-    fast, used = _trace(alg, many, FAMILY[alg], "client", monkeypatch, participation=participation)
+@pytest.mark.parametrize("schedule", ["fused", "client"])
+def test_client_major_rounds_are_the_step_by_step_rounds_bit_for_bit(many, alg, participation, schedule,
+                                                                     monkeypatch):
+    fast, used = _trace(alg, many, FAMILY[alg], schedule, monkeypatch, participation=participation)
     slow, unused = _trace(alg, many, FAMILY[alg], "step", monkeypatch, participation=participation)
     assert used == 3 and unused == 0  # every round took the client-major path, the other none
     assert _same(fast, slow) == []
     assert np.isfinite(fast.arrays["objective"][-1]) and fast.arrays["discrepancy"].any()
 
 
-def test_the_comparison_fails_when_a_block_serves_the_wrong_clients(many, monkeypatch):
+@pytest.mark.parametrize("alg", ["feddualavg", "feddualavg-osp"])
+@pytest.mark.parametrize("clients", [40, 2 * BLOCK + 77])
+def test_the_dual_family_takes_the_compiled_pass_on_dense_squares_clients(alg, clients, monkeypatch):
+    """The compiled pass runs every round — from one block of clients on — and gives the step-by-step bits."""
+    p = generate("lasso-paper", clients=clients, samples=6, d=7, nnz=3, seed=4)
+    calls = []
+    real = fused_steps.dual_trajectory
+    monkeypatch.setattr(fused_steps, "dual_trajectory", lambda *a: calls.append(1) or real(*a))
+    fast = run(alg, p, FAMILY[alg], rounds=3, reference=False, seed=2)
+    monkeypatch.undo()
+    slow, _ = _trace(alg, p, FAMILY[alg], "step", monkeypatch)
+    assert len(calls) == 3 and _same(fast, slow) == []
+
+
+@pytest.mark.parametrize("schedule", ["fused", "client"])
+def test_the_comparison_fails_when_a_block_serves_the_wrong_clients(many, schedule, monkeypatch):
     """Power: blocks that gather the data of their neighbours change the bits, and the check says so."""
     slow, _ = _trace("feddualavg", many, FAMILY["feddualavg"], "step", monkeypatch)
     real = Kernel.block
@@ -70,7 +98,16 @@ def test_the_comparison_fails_when_a_block_serves_the_wrong_clients(many, monkey
     def shifted(self, s):
         return real(self, slice(s.start + 1, s.stop + 1) if s.stop < self.size else s)
 
+    real_dense = Kernel.dense_squares
+
+    def rolled(self):  # the compiled pass reads the stacked data directly: each client gets the next's rows
+        X, Y = real_dense(self)
+        return np.roll(X, -1, axis=0), np.roll(Y, -1, axis=0)
+
     monkeypatch.setattr(Kernel, "block", shifted)
+    monkeypatch.setattr(Kernel, "dense_squares", rolled)
+    if schedule == "client":
+        monkeypatch.setattr(prim, "fused", lambda *a: False)
     wrong = run("feddualavg", many, FAMILY["feddualavg"], rounds=3, reference=False, seed=2)
     monkeypatch.undo()
     assert "server_w" in _same(wrong, slow)
