@@ -32,7 +32,7 @@ from solvers.errors import (
     InvalidStepSizeError,
     NoClosedFormError,
 )
-from solvers.kernels import Kernel, check_strategy
+from solvers.kernels import Kernel, check_strategy, serial_blas
 from solvers.oracles import Oracle, parse_oracle
 from solvers.problem import Problem
 from solvers.progress import Progress
@@ -241,16 +241,17 @@ def run(algorithm: str | Algorithm, problem: Problem, hyperparameters: Any = Non
     status, diverged_at = COMPLETED, None
     bar = Progress(int(rounds), s.algorithm.name, progress, unit="round")
     try:
-        rec.start(state.w, getattr(state, "z", None))
-        for r in range(int(rounds)):
-            clients = sample_clients(rng_sample, problem.M, s.participation)
-            with np.errstate(all="ignore"):
-                state, log = s.algorithm.round(state, s.hp, s.env, rng_oracle, clients)
-                due = (r + 1) % metrics_every == 0 or r + 1 == int(rounds)
-                if diverged(log, s.scale) or not rec.record(log, clients, evaluate=due):
-                    status, diverged_at = DIVERGED, r + 1
-                    break
-            bar.update(r + 1, f"gap {rec.last('gap'):.3e}" if s.reference else "")
+        with serial_blas():  # the engine's pool, not BLAS's, uses the cores
+            rec.start(state.w, getattr(state, "z", None))
+            for r in range(int(rounds)):
+                clients = sample_clients(rng_sample, problem.M, s.participation)
+                with np.errstate(all="ignore"):
+                    state, log = s.algorithm.round(state, s.hp, s.env, rng_oracle, clients)
+                    due = (r + 1) % metrics_every == 0 or r + 1 == int(rounds)
+                    if diverged(log, s.scale) or not rec.record(log, clients, evaluate=due):
+                        status, diverged_at = DIVERGED, r + 1
+                        break
+                bar.update(r + 1, f"gap {rec.last('gap'):.3e}" if s.reference else "")
     except KeyboardInterrupt:
         status = INTERRUPTED
     finally:
