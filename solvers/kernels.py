@@ -46,14 +46,14 @@ BLOCK = 1024
 _POOL: list[ThreadPoolExecutor] = []
 
 
-def over_blocks(fn: Callable[[slice], None], M: int) -> None:
-    """Call ``fn(slice)`` on consecutive blocks of BLOCK clients, in parallel when M > BLOCK."""
-    if M <= BLOCK:
+def over_blocks(fn: Callable[[slice], None], M: int, block: int = BLOCK) -> None:
+    """Call ``fn(slice)`` on consecutive blocks of ``block`` clients, in parallel when M > block."""
+    if M <= block:
         fn(slice(0, M))
         return
     if not _POOL:
         _POOL.append(ThreadPoolExecutor(max_workers=os.cpu_count() or 1))
-    list(_POOL[0].map(fn, [slice(s, min(s + BLOCK, M)) for s in range(0, M, BLOCK)]))
+    list(_POOL[0].map(fn, [slice(s, min(s + block, M)) for s in range(0, M, block)]))
 
 
 def serial_blas() -> Any:
@@ -330,6 +330,19 @@ class Kernel:
         if self.strategy != "batched" or self.problem.loss == "quadratic" or not self._compiled_batched():
             return None
         return self._stacked(), self._labels()
+
+    def pooled_squares(self) -> tuple[Array, Array, Array, Array] | None:
+        """(rows, y, offsets, clients) when the gradients are ``squares_kernel``'s (loop strategy).
+
+        The problem's pooled rows and labels (``Problem.pooled``), each client's first row
+        (``squares_kernel.offsets``) and the served clients; None for every other case.
+        """
+        if self.strategy != "loop" or self.problem.loss == "quadratic" or not self._compiled_squares():
+            return None
+        from solvers.squares_kernel import offsets  # lazy: numba's import
+
+        rows, y, _ = self.problem.pooled
+        return rows, y, offsets(self.problem), np.ascontiguousarray(self.index, dtype=np.int64)
 
     def _compiled_batched(self) -> bool:
         """Whether the batched strategy's gradients run compiled (``batched_squares``).

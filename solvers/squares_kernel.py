@@ -114,6 +114,32 @@ def _matvec(A: Array, x: Array) -> Array:
 
 
 @numba.njit(cache=True, nogil=True)
+def client_grad(X: Array, yi: Array, w: Array, b: float, g: Array, T: Array, at: int) -> float:
+    """One client (module docstring): g ← X_mᵀ r; returns Σ r (the intercept's gradient).
+
+    Args:
+        X: the client's rows ``(n, d)``.
+        yi: its labels.
+        w: the point's first d coordinates, contiguous.
+        b: the intercept (0.0 without one).
+        g: output ``(d,)``.
+        T: when sized, t = X w + b is written to ``T[at:at + n]`` (for the values F_m).
+        at: where.
+
+    """
+    n = X.shape[0]
+    t = _matvec(X, w)
+    for j in range(n):
+        t[j] = t[j] + b
+    if T.shape[0]:
+        T[at:at + n] = t
+    for j in range(n):
+        t[j] = (t[j] - yi[j]) / n
+    g[:] = _matvec(X.T, t)
+    return _pairwise(t, 0, n)
+
+
+@numba.njit(cache=True, nogil=True)
 def _grads(rows: Array, offsets: Array, y: Array, clients: Array, select: Array, W: Array, b: Array,
            d: int, intercept: bool, G: Array, T: Array) -> None:
     """∇ of client ``clients[i]`` at W[i] into G[i] (module docstring); t = Xw + b into T if sized.
@@ -129,18 +155,11 @@ def _grads(rows: Array, offsets: Array, y: Array, clients: Array, select: Array,
         else:
             X = rows[lo:hi]
             yi = y[lo:hi]
-        n = X.shape[0]
-        t = _matvec(X, np.ascontiguousarray(W[i, :d]))
-        for j in range(n):
-            t[j] = t[j] + b[i]
+        s = client_grad(X, yi, np.ascontiguousarray(W[i, :d]), b[i], G[i, :d], T, at)
         if T.shape[0]:
-            T[at:at + n] = t
-            at += n
-        for j in range(n):
-            t[j] = (t[j] - yi[j]) / n
-        G[i, :d] = _matvec(X.T, t)
+            at += X.shape[0]
         if intercept:
-            G[i, d] = _pairwise(t, 0, n)
+            G[i, d] = s
 
 
 def offsets(problem) -> Array:

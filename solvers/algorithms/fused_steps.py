@@ -26,16 +26,18 @@ numpy schedule; ``plan`` says which.
 from __future__ import annotations
 
 import math
+import os
 from typing import Any, NamedTuple
 
 import numba
 import numpy as np
 
 from solvers.batched_squares import back, predict_cols, transpose_into
-from solvers.kernels import Kernel, over_blocks
+from solvers.kernels import BLOCK, Kernel, over_blocks
 from solvers.mirror_maps import Euclidean, FreeTailMirror, MirrorMap
 from solvers.oracles import Oracle
 from solvers.regularizers import L1, FreeTail, Regularizer, Zero
+from solvers.squares_kernel import client_grad
 
 Array = np.ndarray
 
@@ -92,62 +94,98 @@ def map_spec(h: MirrorMap, psi: Regularizer, dim: int) -> MapSpec | None:
 
 
 def plan(env: Any, kern: Kernel, spec: MapSpec | None) -> bool:
-    """Whether ``dual_trajectory`` may replace the numpy client-major schedule for this round.
+    """Whether ``dual_trajectory`` may replace the numpy schedules for this round.
 
     It may for a known map, the exact oracle (no draws, no added zeros) and a kernel whose gradients
-    are ``batched_squares``' (dense float64 squares-type clients on the batched strategy).
+    are compiled per client: ``batched_squares`` (dense squares-type clients, batched strategy) or
+    ``squares_kernel`` (the same clients on the loop strategy, products by BLAS).
     """
-    return spec is not None and type(env.oracle) is Oracle and kern.dense_squares() is not None
+    if spec is None or type(env.oracle) is not Oracle:
+        return False
+    return kern.dense_squares() is not None or kern.pooled_squares() is not None
+
+
+@numba.njit(cache=True, nogil=True)
+def _query(zm: Array, w: Array, kind: int, active: bool, tau: float, head: int) -> None:
+    """W ← the client map at z (module docstring): S_τ on the head, the tail passed through; or z."""
+    dim = zm.shape[0]
+    if kind == SOFT and active:
+        for j in range(head):
+            a = abs(zm[j]) - tau
+            if a < 0.0:  # np.maximum(a, 0): NaN passes through
+                a = 0.0
+            w[j] = math.copysign(a, zm[j])
+        for j in range(head, dim):
+            w[j] = zm[j]
+    else:
+        for j in range(dim):
+            w[j] = zm[j]
+
+
+@numba.njit(cache=True, nogil=True)
+def _advance(zm: Array, w: Array, g: Array, s: float, eta: float, ridge: float, intercept: bool) -> None:
+    """Z ← z − η_c (g + λ_ridge w, Σr): ``Kernel._ridge`` then ``Z -= η_c G`` element by element."""
+    d = g.shape[0]
+    if ridge != 0.0:
+        for j in range(d):
+            g[j] += ridge * w[j]
+    for j in range(d):
+        zm[j] -= eta * g[j]
+    if intercept:
+        zm[d] -= eta * s
 
 
 @numba.njit(cache=True, nogil=True)
 def _dual_block(X: Array, Y: Array, z: Array, taus: Array, active: Array, kind: int, head: int,
                 eta: float, ridge: float, intercept: bool, traj: Array, lo: int, hi: int) -> None:
+    """Clients lo…hi−1 of stacked data (batched strategy's sums, ``batched_squares``)."""
     K = traj.shape[0]
     n, d = X.shape[1], X.shape[2]
-    dim = z.shape[0]
-    zm = np.empty(dim)
-    w = np.empty(dim)
+    zm = np.empty(z.shape[0])
+    w = np.empty(z.shape[0])
     t = np.empty(n)
     g = np.empty(d)
     XT = np.empty((d, n))
     for m in range(lo, hi):
         transpose_into(X[m], XT)  # once per client, used for its K steps
-        for j in range(dim):
-            zm[j] = z[j]
+        zm[:] = z
         for k in range(K):
-            if kind == SOFT and active[k]:
-                tau = taus[k]
-                for j in range(head):
-                    a = abs(zm[j]) - tau
-                    if a < 0.0:  # np.maximum(a, 0): NaN passes through
-                        a = 0.0
-                    w[j] = math.copysign(a, zm[j])
-                for j in range(head, dim):
-                    w[j] = zm[j]
-            else:
-                for j in range(dim):
-                    w[j] = zm[j]
-            b = w[d] if intercept else 0.0
-            predict_cols(XT, w[:d], b, t)
+            _query(zm, w, kind, active[k], taus[k], head)
+            predict_cols(XT, w[:d], w[d] if intercept else 0.0, t)
             s = back(X[m], Y[m], t, g)
-            if ridge != 0.0:
-                for j in range(d):
-                    g[j] += ridge * w[j]
-            for j in range(d):
-                zm[j] -= eta * g[j]
-            if intercept:
-                zm[d] -= eta * s
-            for j in range(dim):
-                traj[k, m, j] = zm[j]
+            _advance(zm, w, g, s, eta, ridge, intercept)
+            traj[k, m, :] = zm
+
+
+@numba.njit(cache=True, nogil=True)
+def _dual_block_pooled(rows: Array, y: Array, offsets: Array, clients: Array, z: Array, taus: Array,
+                       active: Array, kind: int, head: int, eta: float, ridge: float, intercept: bool,
+                       traj: Array, lo: int, hi: int) -> None:
+    """Clients lo…hi−1 of pooled rows (loop strategy's BLAS products, ``squares_kernel.client_grad``)."""
+    K = traj.shape[0]
+    d = rows.shape[1]
+    zm = np.empty(z.shape[0])
+    w = np.empty(z.shape[0])
+    g = np.empty(d)
+    none = np.empty(0)
+    for i in range(lo, hi):
+        a, b = offsets[clients[i]], offsets[clients[i] + 1]
+        X, yi = rows[a:b], y[a:b]
+        zm[:] = z
+        for k in range(K):
+            _query(zm, w, kind, active[k], taus[k], head)
+            s = client_grad(X, yi, np.ascontiguousarray(w[:d]), w[d] if intercept else 0.0, g, none, 0)
+            _advance(zm, w, g, s, eta, ridge, intercept)
+            traj[k, i, :] = zm
 
 
 def dual_trajectory(kern: Kernel, z: Array, K: int, eta_c: float, spec: MapSpec, ts: Array) -> Array:
     """The trajectory (K, |S|, dim) of K FedDualAvg local steps from z on every served client.
 
-    Entry k is z^m_{k+1}.  ``ts[k]`` is η̃ of step k (the map's weight t; its threshold is t·λ).
+    Entry k is z^m_{k+1}.  ``ts[k]`` is η̃ of step k (the map's weight t; its threshold is t·λ).  The
+    clients are split over the kernel's thread pool: in blocks of ``BLOCK``, or into one part per
+    core when there are fewer (each client's steps are its own, so the split changes no bit).
     """
-    X, Y = kern.dense_squares()
     p = kern.problem
     ts = np.asarray(ts, dtype=float)
     if ts.shape != (K,):
@@ -157,10 +195,17 @@ def dual_trajectory(kern: Kernel, z: Array, K: int, eta_c: float, spec: MapSpec,
     active = ts != 0.0  # make_composite: t = 0 is ∇h*
     traj = np.empty((K, kern.size, p.dim))
     z = np.ascontiguousarray(z, dtype=float)
+    args = (z, taus, active, spec.kind, spec.head, float(eta_c), float(p.ridge_lam or 0.0), bool(p.intercept),
+            traj)
+    stacked = kern.dense_squares()
+    if stacked is not None:
+        def block(s: slice) -> None:
+            _dual_block(*stacked, *args, s.start, s.stop)
+    else:
+        rows, y, offsets, clients = kern.pooled_squares()
 
-    def block(s: slice) -> None:
-        _dual_block(X, Y, z, taus, active, spec.kind, spec.head, float(eta_c), float(p.ridge_lam or 0.0),
-                    bool(p.intercept), traj, s.start, s.stop)
+        def block(s: slice) -> None:
+            _dual_block_pooled(rows, y, offsets, clients, *args, s.start, s.stop)
 
-    over_blocks(block, kern.size)
+    over_blocks(block, kern.size, min(BLOCK, -(-kern.size // (os.cpu_count() or 1))))
     return traj

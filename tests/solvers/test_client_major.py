@@ -76,17 +76,21 @@ def test_client_major_rounds_are_the_step_by_step_rounds_bit_for_bit(many, alg, 
 
 
 @pytest.mark.parametrize("alg", ["feddualavg", "feddualavg-osp"])
-@pytest.mark.parametrize("clients", [40, 2 * BLOCK + 77])
-def test_the_dual_family_takes_the_compiled_pass_on_dense_squares_clients(alg, clients, monkeypatch):
-    """The compiled pass runs every round — from one block of clients on — and gives the step-by-step bits."""
+@pytest.mark.parametrize(("clients", "gradient"),
+                         [(40, "batched"), (2 * BLOCK + 77, "batched"), (40, "loop")])
+def test_the_dual_family_takes_the_compiled_pass_on_dense_squares_clients(alg, clients, gradient,
+                                                                          monkeypatch):
+    """The compiled pass runs every round — from one block of clients on, on either gradient strategy —
+    and gives the step-by-step bits."""
     p = generate("lasso-paper", clients=clients, samples=6, d=7, nnz=3, seed=4)
     calls = []
     real = fused_steps.dual_trajectory
     monkeypatch.setattr(fused_steps, "dual_trajectory", lambda *a: calls.append(1) or real(*a))
-    fast = run(alg, p, FAMILY[alg], rounds=3, reference=False, seed=2)
+    fast = run(alg, p, FAMILY[alg], rounds=3, reference=False, seed=2, gradient=gradient)
     monkeypatch.undo()
-    slow, _ = _trace(alg, p, FAMILY[alg], "step", monkeypatch)
+    slow, _ = _trace(alg, p, FAMILY[alg], "step", monkeypatch, gradient=gradient)
     assert len(calls) == 3 and _same(fast, slow) == []
+    assert fast.meta["gradient"] == gradient
 
 
 @pytest.mark.parametrize("schedule", ["fused", "client"])

@@ -64,10 +64,12 @@ def start(p, seed=0, scale=0.3):
 
 @pytest.mark.parametrize("name", sorted(variants()))
 @pytest.mark.parametrize(("r", "K"), [(0, 1), (0, 4), (3, 5)])
-def test_the_compiled_pass_is_the_numpy_trajectory_bit_for_bit(name, r, K):
+@pytest.mark.parametrize("strategy", ["batched", "loop"])
+def test_the_compiled_pass_is_the_numpy_trajectory_bit_for_bit(name, r, K, strategy):
     p = variants()[name]
-    env = setup(p)
+    env = setup(p, strategy=strategy)
     kern = env.kernel
+    assert kern.strategy == strategy
     spec = fs.map_spec(p.h, p.psi, p.dim)
     assert spec is not None and fs.plan(env, kern, spec)
     z, ts = start(p), weights(r, K)
@@ -77,9 +79,10 @@ def test_the_compiled_pass_is_the_numpy_trajectory_bit_for_bit(name, r, K):
     assert got.shape == (K, p.M, p.dim) and not np.array_equal(got[-1], np.broadcast_to(z, got[-1].shape))
 
 
-def test_the_identity_map_of_osp_clients_and_a_client_subset():
+@pytest.mark.parametrize("strategy", ["batched", "loop"])
+def test_the_identity_map_of_osp_clients_and_a_client_subset(strategy):
     p = base()
-    env = setup(p)
+    env = setup(p, strategy=strategy)
     kern = env.kernel.subset(np.array([0, 5, 6, 30]))
     spec = fs.conj_spec(p.h, p.dim)
     z, ts = start(p), np.zeros(3)
@@ -87,15 +90,32 @@ def test_the_identity_map_of_osp_clients_and_a_client_subset():
                           numpy_trajectory(env, kern, z, 3, 0.05, ts, proximal=False))
 
 
-def test_a_diverging_round_gives_the_same_infinities_and_nans():
+@pytest.mark.parametrize("strategy", ["batched", "loop"])
+def test_a_diverging_round_gives_the_same_infinities_and_nans(strategy):
     p = base()
-    env = setup(p)
+    env = setup(p, strategy=strategy)
     spec = fs.map_spec(p.h, p.psi, p.dim)
     z, ts = start(p, scale=1e150), weights(2, 4, eta=1e150)
     with np.errstate(all="ignore"):  # as the engine runs rounds
         got = fs.dual_trajectory(env.kernel, z, 4, 1e150, spec, ts)
         want = numpy_trajectory(env, env.kernel, z, 4, 1e150, ts)
     assert not np.isfinite(got).all() and np.array_equal(got, want, equal_nan=True)
+
+
+def test_a_loop_strategy_client_served_another_clients_rows_is_seen():
+    """Power (loop strategy): the pass reads the pooled rows by offset; shifted offsets change the bits."""
+    p = base()
+    env = setup(p, strategy="loop")
+    spec = fs.map_spec(p.h, p.psi, p.dim)
+    z, ts = start(p), weights(1, 3)
+    rows, y, offsets, clients = env.kernel.pooled_squares()
+    traj = np.empty((3, p.M, p.dim))
+    args = (z, ts * spec.lam, ts != 0, spec.kind, spec.head, 0.05, 0.0, True, traj, 0, p.M)
+    fs._dual_block_pooled(rows, y, offsets, clients, *args)
+    want = numpy_trajectory(env, env.kernel, z, 3, 0.05, ts)
+    assert np.array_equal(traj, want)
+    fs._dual_block_pooled(rows, y, offsets, np.roll(clients, 1), *args)
+    assert not np.array_equal(traj, want)
 
 
 def test_a_stale_threshold_is_seen():
@@ -136,9 +156,10 @@ def test_a_wrong_map_is_seen():
     assert np.array_equal(fs.dual_trajectory(env.kernel, z, 4, 0.05, spec, ts), want)
 
 
-def test_nan_and_signed_zeros_pass_the_soft_threshold_as_in_numpy():
+@pytest.mark.parametrize("strategy", ["batched", "loop"])
+def test_nan_and_signed_zeros_pass_the_soft_threshold_as_in_numpy(strategy):
     p = base()
-    env = setup(p)
+    env = setup(p, strategy=strategy)
     spec = fs.map_spec(p.h, p.psi, p.dim)
     z = start(p)
     z[:4] = [np.nan, -0.0, 0.0, spec.lam * 0.5]  # NaN, ±0 and |z| = t·λ at t = 0.5
@@ -167,7 +188,9 @@ def test_the_pass_is_planned_only_where_it_is_exact():
     assert fs.plan(setup(p), setup(p).kernel, spec)
     assert not fs.plan(setup(p), setup(p).kernel, None)
     assert not fs.plan(setup(p, "gaussian:0"), setup(p).kernel, spec)  # σ = 0 still adds (zero) noise
-    assert not fs.plan(setup(p), Kernel(p, "loop"), spec)  # BLAS products: other bits
+    assert fs.plan(setup(p), Kernel(p, "loop"), spec)  # squares_kernel's per-client BLAS products
+    sparse = generate("bag-of-words", seed=0, clients=6, d=20, mean_size=5, min_size=2, max_size=9, words=3)
+    assert sparse.is_sparse and not fs.plan(setup(sparse), setup(sparse).kernel, spec)
     logistic = replace(p, loss="logistic", y=[np.where(y > 0, 1.0, -1.0) for y in p.y])
     assert not fs.plan(setup(logistic), setup(logistic).kernel, spec)
 
