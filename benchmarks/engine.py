@@ -77,6 +77,26 @@ def bare_kernel_time(problem, repeats: int = 30) -> dict[str, float]:
     return times
 
 
+def bare_pass_time(problem, K: int = 10, repeats: int = 10) -> float | None:
+    """Seconds a local step of the compiled K-step FedDualAvg pass called bare (None where it cannot run).
+
+    The engine's own hot loop (``fused_steps.dual_trajectory``, client-major, split over the cores) on
+    every client from a random dual point, under the engine's BLAS setting (``kernels.serial_blas``).
+    """
+    from solvers.algorithms import fused_steps
+    from solvers.algorithms.base import eta_tilde
+
+    kern = kernels.Kernel(problem)
+    spec = fused_steps.map_spec(problem.h, problem.psi, problem.dim)
+    if spec is None or (kern.dense_squares() is None and kern.pooled_squares() is None):
+        return None
+    z = np.random.default_rng(0).standard_normal(problem.dim) * 0.01
+    ts = np.array([eta_tilde(1.0, 0.02, 3, K, k) for k in range(K)])
+    with kernels.serial_blas():
+        fused_steps.dual_trajectory(kern, z, K, 0.02, spec, ts)  # compile / load outside the timing
+        return best_of(lambda: fused_steps.dual_trajectory(kern, z, K, 0.02, spec, ts), repeats) / K
+
+
 def engine_step_time(problem, phi_star: float, K: int, rounds: tuple[int, int],
                      metrics_every: int = 1, repeats: int = 3) -> float:
     """Engine seconds per local step: difference of two run lengths removes the set-up cost.
@@ -135,6 +155,7 @@ def step_figures(name: str, quick: bool = False) -> dict:
     kernel = bare_kernel_time(p)
     window = (2, 6 if quick else 22) if name == "lasso-paper" else (2, 4 if quick else 12)
     return {"problem": p, "kernel": kernel, "best": min(kernel.values()), "map": client_map_time(p),
+            "pass": bare_pass_time(p),
             "step": engine_step_time(p, phi_star, K=10, rounds=window),
             "lean": engine_step_time(p, phi_star, K=10, rounds=window, metrics_every=0)}
 

@@ -200,3 +200,17 @@ def test_weights_of_the_wrong_length_are_refused():
     env = setup(p)
     with pytest.raises(ValueError, match="one weight per local step"):
         fs.dual_trajectory(env.kernel, start(p), 4, 0.05, fs.map_spec(p.h, p.psi, p.dim), np.zeros(3))
+
+
+def test_ragged_clients_take_the_pooled_pass_with_the_loop_strategys_bits():
+    """Unequal client sizes (no stacked array): the loop strategy's pooled rows, by offset."""
+    p = base()
+    sizes = [1 + m % 6 for m in range(p.M)]
+    q = replace(p, X=tuple(X[:k] for X, k in zip(p.X, sizes, strict=True)),
+                y=tuple(y[:k] for y, k in zip(p.y, sizes, strict=True)))
+    env = setup(q)
+    assert q.stacked is None and env.kernel.strategy == "loop" and env.kernel.pooled_squares() is not None
+    spec = fs.map_spec(q.h, q.psi, q.dim)
+    z, ts = start(q), weights(2, 4)
+    assert np.array_equal(fs.dual_trajectory(env.kernel, z, 4, 0.05, spec, ts),
+                          numpy_trajectory(env, env.kernel, z, 4, 0.05, ts))
