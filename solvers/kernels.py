@@ -3,7 +3,8 @@
 Two strategies compute the same quantities (up to floating-point reassociation):
 
 * ``batched`` — one ``einsum`` over the stacked ``(M, n, d)`` data: wins when each client's
-  block is small (thousands of tiny clients; the Python loop would dominate);
+  block is small (thousands of tiny clients; the Python loop would dominate); for dense
+  squares-type losses the compiled sequential sums of ``batched_squares`` instead;
 * ``loop``    — a per-client loop that computes ``t = X_m w + b`` and ``X_mᵀ φ'(t)`` back to
   back while ``X_m`` is still in cache: wins when blocks are large (64 × 128 × 1024 on this
   machine, where the batched form reads the data from memory twice).
