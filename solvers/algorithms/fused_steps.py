@@ -60,10 +60,13 @@ class MapSpec(NamedTuple):
 
 
 def _euclidean_head(h: MirrorMap, dim: int) -> int | None:
-    """Coordinates of a Euclidean h before its free tail (None unless h is Euclidean there)."""
-    if isinstance(h, Euclidean):
+    """Coordinates of a Euclidean h before its free tail (None unless h is Euclidean there).
+
+    Exact types: a subclass may define another ∇h*.
+    """
+    if type(h) is Euclidean:
         return dim
-    if isinstance(h, FreeTailMirror) and isinstance(h.base, Euclidean):
+    if type(h) is FreeTailMirror and type(h.base) is Euclidean:
         return dim - h.n_free
     return None
 
@@ -83,10 +86,10 @@ def map_spec(h: MirrorMap, psi: Regularizer, dim: int) -> MapSpec | None:
         return None
     base = psi
     if isinstance(h, FreeTailMirror):
-        if not (isinstance(psi, FreeTail) and psi.n_free == h.n_free):
+        if not (type(psi) is FreeTail and psi.n_free == h.n_free):
             return None
         base = psi.base
-    if isinstance(base, Zero):
+    if type(base) is Zero:
         return MapSpec(IDENTITY, 0.0, dim)
     if type(base) is L1 and np.ndim(base.lam) == 0:
         return MapSpec(SOFT, float(base.lam), head)

@@ -181,6 +181,13 @@ def test_map_specs_exist_exactly_for_the_closed_forms_written_here():
     assert fs.map_spec(FreeTailMirror(Euclidean(), 1), FreeTail(L1(0.2), 2), d) is None
     assert fs.conj_spec(PNorm(p=1.5), d) is None and fs.conj_spec(Euclidean(), d).kind == fs.IDENTITY
 
+    class Doubled(Euclidean):  # a subclass may define another ∇h*: only the exact types are compiled
+        def grad_conj(self, z):
+            return 2.0 * np.asarray(z)
+
+    assert fs.map_spec(Doubled(), L1(0.2), d) is None and fs.conj_spec(Doubled(), d) is None
+    assert fs.map_spec(FreeTailMirror(Doubled(), 1), FreeTail(L1(0.2), 1), d) is None
+
 
 def test_the_pass_is_planned_only_where_it_is_exact():
     p = base()
