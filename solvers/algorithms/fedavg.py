@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from solvers.algorithms.base import Env, FedHyper, RoundLog, ServerState
+from solvers.algorithms.fused_steps import IDENTITY, MapSpec
 from solvers.algorithms.primitives import primal_round
 
 Array = np.ndarray
@@ -32,7 +33,8 @@ def fedavg_round(state: ServerState, hp: FedHyper, env: Env, rng: np.random.Gene
 
     """
     return primal_round(state, hp, env, rng, clients, lambda W, G: W - hp.eta_c * G,
-                        _server(hp), prox_client=0, prox_server=0)
+                        _server(hp), prox_client=0, prox_server=0,
+                        compiled=MapSpec(IDENTITY, 0.0, env.problem.dim))
 
 
 def fedavg_subgradient_round(state: ServerState, hp: FedHyper, env: Env, rng: np.random.Generator,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from solvers.algorithms.base import Env, FedHyper, RoundLog, ServerState
+from solvers.algorithms.fused_steps import conj_spec, map_spec
 from solvers.algorithms.primitives import primal_round
 
 Array = np.ndarray
@@ -40,7 +41,8 @@ def fedmid_round(state: ServerState, hp: FedHyper, env: Env, rng: np.random.Gene
     h = env.problem.h
     return primal_round(state, hp, env, rng, clients,
                         lambda W, G: env.composite(h.grad(W) - hp.eta_c * G, hp.eta_c),
-                        _server(hp, env), prox_client=1, prox_server=1)
+                        _server(hp, env), prox_client=1, prox_server=1,
+                        compiled=map_spec(h, env.problem.psi, env.problem.dim))
 
 
 def fedmid_avg_round(state: ServerState, hp: FedHyper, env: Env, rng: np.random.Generator,
@@ -67,7 +69,7 @@ def fedmid_avg_round(state: ServerState, hp: FedHyper, env: Env, rng: np.random.
     return primal_round(state, hp, env, rng, clients,
                         lambda W, G: env.composite(h.grad(W) - hp.eta_c * G, hp.eta_c),
                         lambda w, delta: h.grad_conj(h.grad(w) + hp.eta_s * delta),
-                        prox_client=1, prox_server=0)
+                        prox_client=1, prox_server=0, compiled=map_spec(h, env.problem.psi, env.problem.dim))
 
 
 def fedmid_osp_round(state: ServerState, hp: FedHyper, env: Env, rng: np.random.Generator,
@@ -89,4 +91,5 @@ def fedmid_osp_round(state: ServerState, hp: FedHyper, env: Env, rng: np.random.
     h = env.problem.h
     return primal_round(state, hp, env, rng, clients,
                         lambda W, G: h.grad_conj(h.grad(W) - hp.eta_c * G),
-                        _server(hp, env), prox_client=0, prox_server=1)
+                        _server(hp, env), prox_client=0, prox_server=1,
+                        compiled=conj_spec(h, env.problem.dim))

@@ -1,26 +1,30 @@
-"""K dual-averaging local steps per client in one compiled pass (client-major FedDualAvg, dense squares).
+"""K local steps per client in one compiled pass (client-major rounds on dense least-squares clients).
 
-On the client-major schedule (``primitives.client_major``) every client takes its K steps
+Within a round every client takes its K steps independently of the others:
 
-    w^m_k = ∇(h + η̃_k ψ)*(z^m_k),      z^m_{k+1} = z^m_k − η_c ∇F_m(w^m_k)      (FCO Alg. 3 lines 8–10)
+    dual (FedDualAvg, FCO Alg. 3 l. 8–10):  w^m_k = ∇(h + η̃_k ψ)*(z^m_k),  z^m_{k+1} = z^m_k − η_c ∇F_m(w^m_k)
+    primal (FedAvg, FedMiD, FedMiD-OSP):   w^m_{k+1} = map(w^m_k − η_c ∇F_m(w^m_k))
 
-independently of the others.  ``dual_trajectory`` runs them client by client in numba, so a client's
-rows are read from memory once per round and stay in L1 for its K steps, where the numpy schedule
-streams every block's rows twice per step.  It is the same arithmetic, not an approximation: the
-gradient is formed by the sums of ``batched_squares`` (``predict_cols`` on the client's Xᵀ, built
-once per round, gives ``predict_rows``' bits; ``back`` is shared), λ_ridge w is added as
-``Kernel._ridge`` adds it, and the maps are the closed forms of ``composite.py``
-written element by element with the same IEEE operations:
+with map = S_{η_c λ} for FedMiD (∇(h + η_c ψ)*(∇h(w) − η_c g), h Euclidean) and the identity for FedAvg
+and FedMiD-OSP.  ``dual_trajectory`` / ``primal_trajectory`` run them client by client in numba, so a
+client's rows are read from memory once per round and stay in L1/L2 for its K steps, where the numpy
+schedules stream every block's rows twice per step.  It is the same arithmetic, not an
+approximation: the gradient is formed by the kernel's own per-client routine — the sums of
+``batched_squares`` on the batched strategy (``predict_cols`` on the client's Xᵀ, built once per
+round, gives ``predict_rows``' bits; ``back`` is shared), ``squares_kernel.client_grad`` on the loop
+strategy — λ_ridge w is added as ``Kernel._ridge`` adds it, and the maps are the closed forms of
+``composite.py`` written element by element with the same IEEE operations:
 
 * ``SOFT``: ∇(½‖·‖² + tλ‖·‖₁)*(z) = S_{tλ}(z) = copysign(max(|z| − tλ, 0), z) on the first ``head``
   coordinates (``norms.soft_threshold``), the free tail (intercept) passed through, and ∇h* (the
   identity) when t = 0 as ``make_composite`` does;
-* ``IDENTITY``: ∇h* of a Euclidean h (FedDualAvg with ψ = 0, FedDualAvg-OSP's clients).
+* ``IDENTITY``: ∇h* of a Euclidean h (ψ = 0, the OSP variants' clients, FedAvg's plain step).
 
-So the trajectory is the numpy schedule's bit for bit (``tests/solvers/test_fused_steps.py``, which
-also shows the comparison failing on a stale threshold, a dropped ridge term and a wrong client).
-Pairs without a compiled form here (p-norm or entropy h, other ψ) and every other loss keep the
-numpy schedule; ``plan`` says which.
+So the trajectories are the numpy schedules' bit for bit (``tests/solvers/test_fused_steps.py`` and
+``test_client_major.py``, which also show the comparison failing on a stale threshold, a wrong prox
+weight, a dropped ridge term, a wrong map and a wrong client).  Pairs without a compiled form here
+(p-norm or entropy h, other ψ), FedAvg's subgradient variant and every other loss keep the numpy
+schedules; ``plan`` and ``primitives.fused`` say which.
 """
 
 from __future__ import annotations
@@ -139,55 +143,95 @@ def _advance(zm: Array, w: Array, g: Array, s: float, eta: float, ridge: float, 
 
 
 @numba.njit(cache=True, nogil=True)
-def _dual_block(X: Array, Y: Array, z: Array, taus: Array, active: Array, kind: int, head: int,
-                eta: float, ridge: float, intercept: bool, traj: Array, lo: int, hi: int) -> None:
+def _before(xm: Array, w: Array, primal: bool, kind: int, active: bool, tau: float, head: int) -> None:
+    """The query point w: the client map of z (dual family) or the iterate itself (primal family)."""
+    if primal:
+        w[:] = xm
+    else:
+        _query(xm, w, kind, active, tau, head)
+
+
+@numba.njit(cache=True, nogil=True)
+def _after(xm: Array, w: Array, v: Array, g: Array, s: float, primal: bool, kind: int, active: bool,
+           tau: float, head: int, eta: float, ridge: float, intercept: bool) -> None:
+    """The new state: z − η_c g (dual), or map(w − η_c g) (primal: FedAvg, FedMiD, FedMiD-OSP)."""
+    if primal:
+        v[:] = w
+        _advance(v, w, g, s, eta, ridge, intercept)
+        _query(v, xm, kind, active, tau, head)
+    else:
+        _advance(xm, w, g, s, eta, ridge, intercept)
+
+
+@numba.njit(cache=True, nogil=True)
+def _block(X: Array, Y: Array, x: Array, taus: Array, active: Array, kind: int, head: int,
+           eta: float, ridge: float, intercept: bool, primal: bool, traj: Array, lo: int, hi: int) -> None:
     """Clients lo…hi−1 of stacked data (batched strategy's sums, ``batched_squares``)."""
     K = traj.shape[0]
     n, d = X.shape[1], X.shape[2]
-    zm = np.empty(z.shape[0])
-    w = np.empty(z.shape[0])
+    xm = np.empty(x.shape[0])
+    w = np.empty(x.shape[0])
+    v = np.empty(x.shape[0])
     t = np.empty(n)
     g = np.empty(d)
     XT = np.empty((d, n))
     for m in range(lo, hi):
         transpose_into(X[m], XT)  # once per client, used for its K steps
-        zm[:] = z
+        xm[:] = x
         for k in range(K):
-            _query(zm, w, kind, active[k], taus[k], head)
+            _before(xm, w, primal, kind, active[k], taus[k], head)
             predict_cols(XT, w[:d], w[d] if intercept else 0.0, t)
             s = back(X[m], Y[m], t, g)
-            _advance(zm, w, g, s, eta, ridge, intercept)
-            traj[k, m, :] = zm
+            _after(xm, w, v, g, s, primal, kind, active[k], taus[k], head, eta, ridge, intercept)
+            traj[k, m, :] = xm
 
 
 @numba.njit(cache=True, nogil=True)
-def _dual_block_pooled(rows: Array, y: Array, offsets: Array, clients: Array, z: Array, taus: Array,
-                       active: Array, kind: int, head: int, eta: float, ridge: float, intercept: bool,
-                       traj: Array, lo: int, hi: int) -> None:
+def _block_pooled(rows: Array, y: Array, offsets: Array, clients: Array, x: Array, taus: Array,
+                  active: Array, kind: int, head: int, eta: float, ridge: float, intercept: bool,
+                  primal: bool, traj: Array, lo: int, hi: int) -> None:
     """Clients lo…hi−1 of pooled rows (loop strategy's BLAS products, ``squares_kernel.client_grad``)."""
     K = traj.shape[0]
     d = rows.shape[1]
-    zm = np.empty(z.shape[0])
-    w = np.empty(z.shape[0])
+    xm = np.empty(x.shape[0])
+    w = np.empty(x.shape[0])
+    v = np.empty(x.shape[0])
     g = np.empty(d)
     none = np.empty(0)
     for i in range(lo, hi):
         a, b = offsets[clients[i]], offsets[clients[i] + 1]
         X, yi = rows[a:b], y[a:b]
-        zm[:] = z
+        xm[:] = x
         for k in range(K):
-            _query(zm, w, kind, active[k], taus[k], head)
+            _before(xm, w, primal, kind, active[k], taus[k], head)
             s = client_grad(X, yi, np.ascontiguousarray(w[:d]), w[d] if intercept else 0.0, g, none, 0)
-            _advance(zm, w, g, s, eta, ridge, intercept)
-            traj[k, i, :] = zm
+            _after(xm, w, v, g, s, primal, kind, active[k], taus[k], head, eta, ridge, intercept)
+            traj[k, i, :] = xm
 
 
 def dual_trajectory(kern: Kernel, z: Array, K: int, eta_c: float, spec: MapSpec, ts: Array) -> Array:
     """The trajectory (K, |S|, dim) of K FedDualAvg local steps from z on every served client.
 
-    Entry k is z^m_{k+1}.  ``ts[k]`` is η̃ of step k (the map's weight t; its threshold is t·λ).  The
-    clients are split over the kernel's thread pool: in blocks of ``BLOCK``, or into one part per
-    core when there are fewer (each client's steps are its own, so the split changes no bit).
+    Entry k is z^m_{k+1}.  ``ts[k]`` is η̃ of step k (the map's weight t; its threshold is t·λ).
+    """
+    return _trajectory(kern, z, K, eta_c, spec, ts, primal=False)
+
+
+def primal_trajectory(kern: Kernel, w: Array, K: int, eta_c: float, spec: MapSpec) -> Array:
+    """The trajectory (K, |S|, dim) of K primal local steps w^m_{k+1} = map(w^m_k − η_c ∇F_m(w^m_k)).
+
+    The map is ``spec``'s at weight t = η_c: S_{η_c λ} for FedMiD (∇(h + η_c ψ)*(∇h(w) − η_c g) with a
+    Euclidean h), the identity for FedAvg (w − η_c g) and FedMiD-OSP.  Entry k is w^m_{k+1}.
+    """
+    return _trajectory(kern, w, K, eta_c, spec, np.full(K, float(eta_c)), primal=True)
+
+
+def _trajectory(kern: Kernel, x: Array, K: int, eta_c: float, spec: MapSpec, ts: Array,
+                primal: bool) -> Array:
+    """Both families' pass, split over the kernel's thread pool.
+
+    In blocks of ``BLOCK`` clients, or one part per core when there are fewer (each client's steps
+    are its own, so the split changes no bit).
     """
     p = kern.problem
     ts = np.asarray(ts, dtype=float)
@@ -197,18 +241,18 @@ def dual_trajectory(kern: Kernel, z: Array, K: int, eta_c: float, spec: MapSpec,
     taus = ts * spec.lam  # t·λ as L1.prox forms it
     active = ts != 0.0  # make_composite: t = 0 is ∇h*
     traj = np.empty((K, kern.size, p.dim))
-    z = np.ascontiguousarray(z, dtype=float)
-    args = (z, taus, active, spec.kind, spec.head, float(eta_c), float(p.ridge_lam or 0.0), bool(p.intercept),
-            traj)
+    x = np.ascontiguousarray(x, dtype=float)
+    args = (x, taus, active, spec.kind, spec.head, float(eta_c), float(p.ridge_lam or 0.0), bool(p.intercept),
+            bool(primal), traj)
     stacked = kern.dense_squares()
     if stacked is not None:
         def block(s: slice) -> None:
-            _dual_block(*stacked, *args, s.start, s.stop)
+            _block(*stacked, *args, s.start, s.stop)
     else:
         rows, y, offsets, clients = kern.pooled_squares()
 
         def block(s: slice) -> None:
-            _dual_block_pooled(rows, y, offsets, clients, *args, s.start, s.stop)
+            _block_pooled(rows, y, offsets, clients, *args, s.start, s.stop)
 
     over_blocks(block, kern.size, min(BLOCK, -(-kern.size // (os.cpu_count() or 1))))
     return traj

@@ -12,7 +12,7 @@ Every loop runs over local steps only; the client axis is vectorised (DESIGN 2).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -100,8 +100,8 @@ def client_major(env: Env, kern: Kernel, K: int) -> bool:
             and kern.size > BLOCK and K * kern.size * env.problem.dim * 8 <= TRAJECTORY_BYTES)
 
 
-def fused(env: Env, kern: Kernel, K: int, compiled: tuple[MapSpec | None, Array] | None) -> bool:
-    """Whether a dual round's K local steps run in one compiled pass (``fused_steps.dual_trajectory``).
+def fused(env: Env, kern: Kernel, K: int, compiled: tuple[MapSpec | None, Any] | None) -> bool:
+    """Whether a round's K local steps run in one compiled pass (``fused_steps``' trajectories).
 
     The client-major schedule's conditions except the block count — the compiled pass keeps each
     client's rows in L1 for its K steps, which pays from one block on (measured: 64 clients × 20 ×
@@ -134,16 +134,22 @@ def run_client_major(env: Env, kern: Kernel, rng: np.random.Generator, x: Array,
 
 
 def primal_local(env: Env, kern: Kernel, rng: np.random.Generator, w: Array, weights: Array,
-                 K: int, step: ClientStep) -> LocalRun:
+                 K: int, step: ClientStep, compiled: tuple[MapSpec | None, float] | None = None) -> LocalRun:
     """K steps w^m_{k+1} = step(w^m_k, g^m_k) from w^m_0 = w on every sampled client.
 
     The dual image z^m_k = ∇h(w^m_k) is what the discrepancy and the logged dual shadow use,
     so the dual-shadow identity (eq. 4.5) can be tested on FedMiD as on FedDualAvg.
+    ``compiled``: (map, η_c) when ``step`` is w ↦ map(w − η_c g) (``fused_steps.primal_trajectory``);
+    the K steps then run in one compiled pass when ``fused`` allows, with the same bits.
     """
     h = env.problem.h
     disc = np.zeros(K)
-    if client_major(env, kern, K):
-        traj = run_client_major(env, kern, rng, w, K, lambda W, k: W, step)
+    compiled_pass = fused(env, kern, K, compiled)
+    if compiled_pass or client_major(env, kern, K):
+        if compiled_pass:
+            traj = fused_steps.primal_trajectory(kern, w, K, compiled[1], compiled[0])
+        else:
+            traj = run_client_major(env, kern, rng, w, K, lambda W, k: W, step)
         disc[1:] = discrepancies(h, weights, [h.grad(traj[k]) for k in range(K - 1)])
         return LocalRun(traj[K - 1], disc, None, {})
     W = np.repeat(w[None, :], kern.size, axis=0)
@@ -220,8 +226,11 @@ def dual_local(env: Env, kern: Kernel, rng: np.random.Generator, z: Array, weigh
 
 def primal_round(state: ServerState, hp: FedHyper, env: Env, rng: np.random.Generator,
                  clients: Array, step: ClientStep, server: Callable[[Array, Array], Array],
-                 prox_client: int, prox_server: int, subgrad: int = 0) -> tuple[ServerState, RoundLog]:
+                 prox_client: int, prox_server: int, subgrad: int = 0,
+                 compiled: MapSpec | None = None) -> tuple[ServerState, RoundLog]:
     """One round of the primal family: broadcast w_r, K client steps, Δ_r, server step.
+
+    ``compiled``: the map of ``step`` when ``step(W, G)`` is map(W − η_c G) (``primal_local``).
 
     ``Δ_r = Σ_{m∈S} p̃_m (w^m_{r,K} − w_r)`` (Alg. 1–2 line 9); ``server(w_r, Δ_r)`` gives w_{r+1}.
     ``prox_client``/``prox_server``/``subgrad`` are the per-client-step and per-round counts.
@@ -234,7 +243,8 @@ def primal_round(state: ServerState, hp: FedHyper, env: Env, rng: np.random.Gene
     kern = env.kernel.subset(clients)
     weights = client_weights(env.problem, clients)
     K, S, dim = hp.local_steps, len(clients), env.problem.dim
-    local = primal_local(env, kern, rng, state.w, weights, K, step)
+    local = primal_local(env, kern, rng, state.w, weights, K, step,
+                         None if compiled is None else (compiled, hp.eta_c))
     delta = weights @ (local.final - state.w[None, :])
     w_next = server(state.w, delta)
     counts = Counts(grad=S * K, subgrad=subgrad * S * K, prox_client=prox_client * S * K,

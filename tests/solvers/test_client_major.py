@@ -37,7 +37,8 @@ def _trace(alg, problem, hp, schedule, monkeypatch, **kw):
     client-major schedule (compiled pass off); ``step``: step by step (both off).
     """
     used = []
-    real_numpy, real_compiled = prim.run_client_major, fused_steps.dual_trajectory
+    real_numpy = prim.run_client_major
+    real_dual, real_primal = fused_steps.dual_trajectory, fused_steps.primal_trajectory
 
     def spy(real):
         def f(*a, **k):
@@ -46,7 +47,8 @@ def _trace(alg, problem, hp, schedule, monkeypatch, **kw):
         return f
 
     monkeypatch.setattr(prim, "run_client_major", spy(real_numpy))
-    monkeypatch.setattr(fused_steps, "dual_trajectory", spy(real_compiled))
+    monkeypatch.setattr(fused_steps, "dual_trajectory", spy(real_dual))
+    monkeypatch.setattr(fused_steps, "primal_trajectory", spy(real_primal))
     if schedule in ("client", "step"):
         monkeypatch.setattr(prim, "fused", lambda *a: False)
     if schedule == "step":
@@ -91,6 +93,20 @@ def test_the_dual_family_takes_the_compiled_pass_on_dense_squares_clients(alg, c
     slow, _ = _trace(alg, p, FAMILY[alg], "step", monkeypatch, gradient=gradient)
     assert len(calls) == 3 and _same(fast, slow) == []
     assert fast.meta["gradient"] == gradient
+
+
+@pytest.mark.parametrize("alg", ["fedavg", "fedmid", "fedmid-avg", "fedmid-osp"])
+@pytest.mark.parametrize("gradient", ["batched", "loop"])
+def test_the_primal_family_takes_the_compiled_pass_on_dense_squares_clients(alg, gradient, monkeypatch):
+    """FedAvg, FedMiD and its variants: the compiled pass every round, the step-by-step bits."""
+    p = generate("lasso-paper", clients=40, samples=6, d=7, nnz=3, seed=4)
+    calls = []
+    real = fused_steps.primal_trajectory
+    monkeypatch.setattr(fused_steps, "primal_trajectory", lambda *a: calls.append(1) or real(*a))
+    fast = run(alg, p, FAMILY[alg], rounds=3, reference=False, seed=2, gradient=gradient)
+    monkeypatch.undo()
+    slow, _ = _trace(alg, p, FAMILY[alg], "step", monkeypatch, gradient=gradient)
+    assert len(calls) == 3 and _same(fast, slow) == []
 
 
 @pytest.mark.parametrize("schedule", ["fused", "client"])

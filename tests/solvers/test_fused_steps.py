@@ -110,11 +110,11 @@ def test_a_loop_strategy_client_served_another_clients_rows_is_seen():
     z, ts = start(p), weights(1, 3)
     rows, y, offsets, clients = env.kernel.pooled_squares()
     traj = np.empty((3, p.M, p.dim))
-    args = (z, ts * spec.lam, ts != 0, spec.kind, spec.head, 0.05, 0.0, True, traj, 0, p.M)
-    fs._dual_block_pooled(rows, y, offsets, clients, *args)
+    args = (z, ts * spec.lam, ts != 0, spec.kind, spec.head, 0.05, 0.0, True, False, traj, 0, p.M)
+    fs._block_pooled(rows, y, offsets, clients, *args)
     want = numpy_trajectory(env, env.kernel, z, 3, 0.05, ts)
     assert np.array_equal(traj, want)
-    fs._dual_block_pooled(rows, y, offsets, np.roll(clients, 1), *args)
+    fs._block_pooled(rows, y, offsets, np.roll(clients, 1), *args)
     assert not np.array_equal(traj, want)
 
 
@@ -136,10 +136,10 @@ def test_a_dropped_ridge_term_is_seen():
     z, ts = start(p), weights(1, 3)
     X, Y = env.kernel.dense_squares()
     traj = np.empty((3, p.M, p.dim))
-    fs._dual_block(X, Y, z, ts * spec.lam, ts != 0, spec.kind, spec.head, 0.05, 0.0, True, traj, 0, p.M)
+    fs._block(X, Y, z, ts * spec.lam, ts != 0, spec.kind, spec.head, 0.05, 0.0, True, False, traj, 0, p.M)
     want = numpy_trajectory(env, env.kernel, z, 3, 0.05, ts)
     assert not np.array_equal(traj, want)
-    fs._dual_block(X, Y, z, ts * spec.lam, ts != 0, spec.kind, spec.head, 0.05, 0.3, True, traj, 0, p.M)
+    fs._block(X, Y, z, ts * spec.lam, ts != 0, spec.kind, spec.head, 0.05, 0.3, True, False, traj, 0, p.M)
     assert np.array_equal(traj, want)
 
 
@@ -221,3 +221,39 @@ def test_ragged_clients_take_the_pooled_pass_with_the_loop_strategys_bits():
     z, ts = start(q), weights(2, 4)
     assert np.array_equal(fs.dual_trajectory(env.kernel, z, 4, 0.05, spec, ts),
                           numpy_trajectory(env, env.kernel, z, 4, 0.05, ts))
+
+
+def numpy_primal(env, kern, w, K, eta, kind):
+    """The numpy client-major schedule with the primal algorithms' own client steps."""
+    h = env.problem.h
+    steps = {"fedavg": lambda W, G: W - eta * G,
+             "fedmid": lambda W, G: env.composite(h.grad(W) - eta * G, eta),
+             "fedmid-osp": lambda W, G: h.grad_conj(h.grad(W) - eta * G)}
+    return prim.run_client_major(env, kern, np.random.default_rng(0), w, K, lambda W, k: W, steps[kind])
+
+
+@pytest.mark.parametrize("name", sorted(variants()))
+@pytest.mark.parametrize("kind", ["fedavg", "fedmid", "fedmid-osp"])
+@pytest.mark.parametrize("strategy", ["batched", "loop"])
+def test_the_primal_pass_is_the_numpy_trajectory_bit_for_bit(name, kind, strategy):
+    p = variants()[name]
+    env = setup(p, strategy=strategy)
+    spec = {"fedavg": fs.MapSpec(fs.IDENTITY, 0.0, p.dim), "fedmid": fs.map_spec(p.h, p.psi, p.dim),
+            "fedmid-osp": fs.conj_spec(p.h, p.dim)}[kind]
+    w = start(p)
+    got = fs.primal_trajectory(env.kernel, w, 4, 0.05, spec)
+    assert np.array_equal(got, numpy_primal(env, env.kernel, w, 4, 0.05, kind))
+    assert not np.array_equal(got[-1], np.broadcast_to(w, got[-1].shape))
+
+
+def test_the_primal_pass_sees_a_wrong_prox_weight_or_the_dual_update():
+    """Power: the prox at weight λ instead of η_c·λ, or the dual family's update, changes the bits."""
+    p = base()
+    env = setup(p)
+    spec = fs.map_spec(p.h, p.psi, p.dim)
+    w = start(p)
+    want = numpy_primal(env, env.kernel, w, 4, 0.05, "fedmid")
+    assert np.array_equal(fs.primal_trajectory(env.kernel, w, 4, 0.05, spec), want)
+    assert not np.array_equal(fs._trajectory(env.kernel, w, 4, 0.05, spec, np.ones(4), primal=True), want)
+    assert not np.array_equal(fs._trajectory(env.kernel, w, 4, 0.05, spec, np.full(4, 0.05), primal=False),
+                              want)
