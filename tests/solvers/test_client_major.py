@@ -77,17 +77,20 @@ def test_client_major_rounds_are_the_step_by_step_rounds_bit_for_bit(many, alg, 
     assert np.isfinite(fast.arrays["objective"][-1]) and fast.arrays["discrepancy"].any()
 
 
-@pytest.mark.parametrize("alg", ["feddualavg", "feddualavg-osp"])
+PASS = {"feddualavg": "dual_trajectory", "feddualavg-osp": "dual_trajectory", "fedavg": "primal_trajectory",
+        "fedmid": "primal_trajectory", "fedmid-avg": "primal_trajectory", "fedmid-osp": "primal_trajectory"}
+
+
+@pytest.mark.parametrize("alg", sorted(PASS))
 @pytest.mark.parametrize(("clients", "gradient"),
                          [(40, "batched"), (2 * BLOCK + 77, "batched"), (40, "loop")])
-def test_the_dual_family_takes_the_compiled_pass_on_dense_squares_clients(alg, clients, gradient,
-                                                                          monkeypatch):
-    """The compiled pass runs every round — from one block of clients on, on either gradient strategy —
-    and gives the step-by-step bits."""
+def test_the_family_takes_the_compiled_pass_on_dense_squares_clients(alg, clients, gradient, monkeypatch):
+    """Dual and primal family: the compiled pass runs every round — from one block of clients on, on
+    either gradient strategy — and gives the step-by-step bits."""
     p = generate("lasso-paper", clients=clients, samples=6, d=7, nnz=3, seed=4)
     calls = []
-    real = fused_steps.dual_trajectory
-    monkeypatch.setattr(fused_steps, "dual_trajectory", lambda *a: calls.append(1) or real(*a))
+    real = getattr(fused_steps, PASS[alg])
+    monkeypatch.setattr(fused_steps, PASS[alg], lambda *a: calls.append(1) or real(*a))
     fast = run(alg, p, FAMILY[alg], rounds=3, reference=False, seed=2, gradient=gradient)
     monkeypatch.undo()
     slow, _ = _trace(alg, p, FAMILY[alg], "step", monkeypatch, gradient=gradient)
@@ -95,18 +98,14 @@ def test_the_dual_family_takes_the_compiled_pass_on_dense_squares_clients(alg, c
     assert fast.meta["gradient"] == gradient
 
 
-@pytest.mark.parametrize("alg", ["fedavg", "fedmid", "fedmid-avg", "fedmid-osp"])
-@pytest.mark.parametrize("gradient", ["batched", "loop"])
-def test_the_primal_family_takes_the_compiled_pass_on_dense_squares_clients(alg, gradient, monkeypatch):
-    """FedAvg, FedMiD and its variants: the compiled pass every round, the step-by-step bits."""
+def test_a_step_without_a_compiled_form_keeps_the_numpy_schedules(monkeypatch):
+    """FedAvg's subgradient variant declares no compiled map: neither pass runs."""
     p = generate("lasso-paper", clients=40, samples=6, d=7, nnz=3, seed=4)
     calls = []
-    real = fused_steps.primal_trajectory
-    monkeypatch.setattr(fused_steps, "primal_trajectory", lambda *a: calls.append(1) or real(*a))
-    fast = run(alg, p, FAMILY[alg], rounds=3, reference=False, seed=2, gradient=gradient)
-    monkeypatch.undo()
-    slow, _ = _trace(alg, p, FAMILY[alg], "step", monkeypatch, gradient=gradient)
-    assert len(calls) == 3 and _same(fast, slow) == []
+    for name in ("dual_trajectory", "primal_trajectory"):
+        monkeypatch.setattr(fused_steps, name, lambda *a: calls.append(1))
+    run("fedavg-subgrad", p, FAMILY["fedavg-subgrad"], rounds=2, reference=False, seed=2)
+    assert calls == []
 
 
 @pytest.mark.parametrize("schedule", ["fused", "client"])
