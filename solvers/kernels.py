@@ -328,7 +328,7 @@ class Kernel:
         None for every other loss, layout or strategy.  The arrays are the kernel's own (gathered once
         for a subset); callers must not write to them.
         """
-        if self.strategy != "batched" or self.problem.loss == "quadratic" or not self._compiled_batched():
+        if self.strategy != "batched" or not self._compiled_batched():
             return None
         return self._stacked(), self._labels()
 
@@ -338,12 +338,15 @@ class Kernel:
         The problem's pooled rows and labels (``Problem.pooled``), each client's first row
         (``squares_kernel.offsets``) and the served clients; None for every other case.
         """
-        if self.strategy != "loop" or self.problem.loss == "quadratic" or not self._compiled_squares():
+        if self.strategy != "loop" or not self._compiled_squares():
             return None
-        from solvers.squares_kernel import offsets  # lazy: numba's import
+        if "pooled" not in self._cache:  # asked twice a round (plan, pass): formed once per kernel
+            from solvers.squares_kernel import offsets  # lazy: numba's import
 
-        rows, y, _ = self.problem.pooled
-        return rows, y, offsets(self.problem), np.ascontiguousarray(self.index, dtype=np.int64)
+            rows, y, _ = self.problem.pooled
+            self._cache["pooled"] = (rows, y, offsets(self.problem),
+                                     np.ascontiguousarray(self.index, dtype=np.int64))
+        return self._cache["pooled"]
 
     def _compiled_batched(self) -> bool:
         """Whether the batched strategy's gradients run compiled (``batched_squares``).

@@ -84,6 +84,11 @@ class LocalRun(NamedTuple):
 TRAJECTORY_BYTES = 512 * 2**20
 
 
+def _fits(env: Env, kern: Kernel, K: int) -> bool:
+    """Whether the round's trajectory (K × |S| × dim floats) is within ``TRAJECTORY_BYTES``."""
+    return K * kern.size * env.problem.dim * 8 <= TRAJECTORY_BYTES
+
+
 def client_major(env: Env, kern: Kernel, K: int) -> bool:
     """Whether a round's K local steps run client block by client block (``run_client_major``).
 
@@ -97,7 +102,7 @@ def client_major(env: Env, kern: Kernel, K: int) -> bool:
     row — a client's next state depends on its own row only — as every caller's do.
     """
     return (K > 1 and not env.record_steps and env.oracle.deterministic and kern.strategy == "batched"
-            and kern.size > BLOCK and K * kern.size * env.problem.dim * 8 <= TRAJECTORY_BYTES)
+            and kern.size > BLOCK and _fits(env, kern, K))
 
 
 def fused(env: Env, kern: Kernel, K: int, compiled: tuple[MapSpec | None, Any] | None) -> bool:
@@ -109,7 +114,7 @@ def fused(env: Env, kern: Kernel, K: int, compiled: tuple[MapSpec | None, Any] |
     ``fused_steps.plan`` (a known client map, the exact oracle, dense squares-type clients).
     """
     return (compiled is not None and not env.record_steps and fused_steps.plan(env, kern, compiled[0])
-            and K * kern.size * env.problem.dim * 8 <= TRAJECTORY_BYTES)
+            and _fits(env, kern, K))
 
 
 def run_client_major(env: Env, kern: Kernel, rng: np.random.Generator, x: Array, K: int,
