@@ -28,6 +28,10 @@ The numeric rules (δ = ``DELTA``, w = ``MAX_WIDTH``; [lo, hi] is the fit's 95% 
   not slow down: the log-decrement per round over the window's second half is at least
   ``SLOWDOWN`` × the first half's (a 1/t or 1/log t decay contracts too, but ever more slowly).
 
+Every threshold above is applied to a computed statistic through ``rates.threshold`` (a value within
+a relative 1e-9 of a threshold is the threshold), so that no verdict depends on the last bits that
+differ between machines.
+
 Each rule is run through ``rates.power.powered`` with the violations of its claim: ``consistent``
 stands only where the rule also rejects them.
 """
@@ -40,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from rates.fit import SlopeFit, loglog_slope
+from rates.threshold import above, at_least, at_most, below
 
 CONSISTENT, INCONSISTENT, INCONCLUSIVE = "consistent", "inconsistent", "inconclusive"
 KNOWN = "known disagreement"  # inconsistent, with a documented cause that a diagnostic confirmed
@@ -65,7 +70,7 @@ class Verdict:
 
 
 def _unresolved(fit: SlopeFit, p: float, max_width: float) -> str | None:
-    if fit.hi - fit.lo > max_width:
+    if above(fit.hi - fit.lo, max_width):
         return f"95% CI [{fit.lo:.3g}, {fit.hi:.3g}] is wider than {max_width}: the sweep cannot resolve it"
     return None
 
@@ -106,13 +111,13 @@ def exponent_verdict(
         return Verdict(INCONCLUSIVE, rule, f"the fit is not finite (CI [{fit.lo}, {fit.hi}])", ev)
     # an interval that excludes the claim contradicts it however wide it is; a wide one that
     # contains it cannot resolve it
-    excluded = {"two-sided": predicted < fit.lo - delta or predicted > fit.hi + delta,
-                "upper": fit.lo > predicted + delta, "lower": fit.hi < predicted - delta}[sense]
+    excluded = {"two-sided": above(fit.lo, predicted + delta) or below(fit.hi, predicted - delta),
+                "upper": above(fit.lo, predicted + delta), "lower": below(fit.hi, predicted - delta)}[sense]
     why = None if excluded else _unresolved(fit, predicted, max_width)
     if why:
         return Verdict(INCONCLUSIVE, rule, why, ev)
     if sense == "two-sided":
-        ok = fit.lo - delta <= predicted <= fit.hi + delta
+        ok = not excluded
         text = "contains" if ok else "excludes"
         return Verdict(
             CONSISTENT if ok else INCONSISTENT,
@@ -122,7 +127,7 @@ def exponent_verdict(
         )
     ev["ratio_max"] = ratio_max
     if sense == "lower":
-        ok = fit.hi >= predicted - delta
+        ok = at_least(fit.hi, predicted - delta)
         return Verdict(
             CONSISTENT if ok else INCONSISTENT,
             rule,
@@ -130,7 +135,7 @@ def exponent_verdict(
             + f" predicted {predicted:g} − {delta} (vanishes at least as fast as x^{predicted:g})",
             ev,
         )
-    ok = fit.lo <= predicted + delta
+    ok = at_most(fit.lo, predicted + delta)
     return Verdict(
         CONSISTENT if ok else INCONSISTENT,
         rule,
@@ -159,7 +164,7 @@ def local_slopes_verdict(x: np.ndarray, y: np.ndarray, predicted: float, sense: 
         return Verdict(INCONCLUSIVE, rule, "a value is not positive and finite: no log-log slope", {})
     slopes = np.diff(np.log(y)) / np.diff(np.log(x))
     worst = float(slopes.min() if sense == "lower" else slopes.max())
-    ok = worst >= predicted - delta if sense == "lower" else worst <= predicted + delta
+    ok = at_least(worst, predicted - delta) if sense == "lower" else at_most(worst, predicted + delta)
     rel, sign = ("smallest", "−") if sense == "lower" else ("largest", "+")
     cmp = ("≥" if ok else "<") if sense == "lower" else ("≤" if ok else ">")
     return Verdict(CONSISTENT if ok else INCONSISTENT, rule,
@@ -175,11 +180,11 @@ def one_constant_verdict(bound: np.ndarray, Y: np.ndarray, delta: float = DELTA,
     span = float(bound.max() / bound.min())
     C = float(np.max(Yr.mean(axis=0) / bound))
     ev = {"C": C, "bound_span": span, "ratios": (Yr.mean(axis=0) / bound).tolist()}
-    if span < MIN_SPAN:
+    if below(span, MIN_SPAN):
         return Verdict(INCONCLUSIVE, "one constant", f"the bound moves only {span:.2g}× over the sweep", ev)
     fit = loglog_slope(bound, Yr, seed=seed)
     ev.update(slope=fit.slope, ci=[fit.lo, fit.hi], r2=fit.r2)
-    ok = fit.hi >= 1 - delta
+    ok = at_least(fit.hi, 1 - delta)
     return Verdict(
         CONSISTENT if ok else INCONSISTENT,
         "one constant",
@@ -194,7 +199,7 @@ def inequality_verdict(lhs: np.ndarray, rhs: np.ndarray, labels: list[str]) -> V
     """Constant-1 inequality checked run by run: the slack RHS/LHS must be ≥ 1 everywhere."""
     lhs, rhs = np.asarray(lhs, dtype=float), np.asarray(rhs, dtype=float)
     slack = rhs / np.maximum(lhs, 1e-300)
-    bad = [labels[i] for i in np.nonzero(slack < 1)[0]]
+    bad = [labels[i] for i, s in enumerate(slack.tolist()) if not at_least(s, 1.0)]
     ev = {
         "slack_min": float(slack.min()),
         "slack_max": float(slack.max()),
@@ -232,7 +237,7 @@ def linear_verdict(Y: np.ndarray, start: int, stop: int, seed: int = 0) -> Verdi
     d1, d2 = -np.log(first.factor), -np.log(second.factor)
     ratio = float(d2 / d1) if d1 > 0 else float("-inf")
     ev.update(first_half=first.factor, second_half=second.factor, decrement_ratio=ratio)
-    ok = whole.hi < 1.0 and ratio >= SLOWDOWN
+    ok = below(whole.hi, 1.0) and at_least(ratio, SLOWDOWN)
     return Verdict(
         CONSISTENT if ok else INCONSISTENT,
         "linear rate",

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from rates.threshold import above, at_most
 from rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT
 from rates.verdict import KNOWN as KNOWN_DISAGREEMENT
 
@@ -66,7 +67,7 @@ class Known:
 def _unstable_fixed_point(numbers: dict[str, Any]) -> bool:
     """w* is a fixed point to rounding (first round ≤ 1e-12) that repels (drift grows > 1.5×/round)."""
     first, growth = numbers.get("first_round"), numbers.get("growth")
-    return first is not None and growth is not None and first <= 1e-12 and growth > 1.5
+    return first is not None and growth is not None and at_most(first, 1e-12) and above(growth, 1.5)
 
 
 _FIXED_POINT_VR = "derived: the variance-reduced direction ∇f_i(w*) − ∇f_i(w*) + ∇F(w*) vanishes at w*"

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rates.threshold import at_most
+
 HOLDS, FAILS, NA = "holds", "fails", "n/a"
 
 
@@ -62,7 +64,7 @@ class Evidence:
 
 def bounded(check: str, residual: float, tol: float, detail: str, **numbers: Any) -> Evidence:
     """``holds`` iff ``residual <= tol`` (a non-finite residual fails)."""
-    ok = bool(residual <= tol)
+    ok = at_most(residual, tol)
     return Evidence(check, HOLDS if ok else FAILS, float(residual), float(tol), detail, numbers)
 
 

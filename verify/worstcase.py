@@ -14,6 +14,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
+from rates.threshold import at_least
 from rates.worstcase.spec import InvalidWorstCaseError, PepSpec
 
 
@@ -443,6 +444,6 @@ def confirm_known(rows: list[dict[str, Any]], twins: list[dict[str, Any]]) -> bo
     for r, t in zip(rows, twins, strict=True):
         if r.get("status") == "unbounded":
             continue
-        if r.get("status") != "optimal" or not float(r["worst"]) >= 1e3 * float(t["value"]):
+        if r.get("status") != "optimal" or not at_least(float(r["worst"]), 1e3 * float(t["value"])):
             return False
     return True

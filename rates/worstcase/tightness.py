@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from rates.theorem import Theorem
+from rates.threshold import above, at_most
 from rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
 
 SOLVER_TOL = (
@@ -101,8 +102,8 @@ def growth(rows: list[dict[str, Any]], axis: str) -> dict[str, Any]:
         x, y = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
         slopes = np.diff(y) / np.diff(x)
         last = float(slopes[-1]) if not np.isfinite(last) else max(last, float(slopes[-1]))
-        decel = slopes[-1] <= DECEL * slopes[-2]
-        if slopes[-1] > MAX_SLOPE and not decel:
+        decel = at_most(slopes[-1], DECEL * slopes[-2])
+        if above(slopes[-1], MAX_SLOPE) and not decel:
             grows.append({"at": dict(key), "slopes": [float(v) for v in slopes]})
     return {"last_slope": last, "grows": grows, "judged": judged}
 
@@ -127,7 +128,7 @@ def tightness_verdict(relation: str, rows: list[dict[str, Any]]) -> Verdict:
     if ratios.size == 0:
         return Verdict(INCONCLUSIVE, "worst case", f"every solve failed: {failed}", ev)
     if relation == "leq":
-        bad = [_label(r) for r in rows if r.get("status") == "optimal" and r["ratio"] > 1 + SOLVER_TOL]
+        bad = [_label(r) for r in rows if r.get("status") == "optimal" and above(r["ratio"], 1 + SOLVER_TOL)]
         if bad:
             return Verdict(
                 INCONSISTENT,
@@ -170,7 +171,8 @@ def soundness_verdict(rows: list[dict[str, Any]]) -> Verdict:
     pairs = [r for r in rows if r.get("measured") is not None and r.get("status") == "optimal"]
     if not pairs:
         return Verdict(INCONCLUSIVE, "measured ≤ worst case", "no measured run beside a solved worst case")
-    bad = [_label(r) for r in pairs if _num(r["measured"]) > _num(r["worst"]) * (1 + SOLVER_TOL) + ABS_TOL]
+    bad = [_label(r) for r in pairs
+           if not at_most(_num(r["measured"]), _num(r["worst"]) * (1 + SOLVER_TOL) + ABS_TOL)]
     top = max(_num(r["measured"]) / max(_num(r["worst"]), 1e-300) for r in pairs)
     ev = {"max_measured_over_worst": top, "points": len(pairs)}
     if bad:

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from rates.catalog import THEOREMS
+from rates.verdict import MIN_SPAN
 from reports.cli import main
 from verify.experiments import EXPERIMENTS, select
 
@@ -97,6 +98,10 @@ def test_every_quick_experiment_runs_to_a_verdict():
     for exp in EXPERIMENTS.values():
         res = exp(quick=True, seed=0)
         assert all(c.rule != "error" for c in res.checks), (exp.name, [c.reason for c in res.checks])
+        # no design sits on a rule's edge (issue 29: tuned-R's bound spanned 4.01 against a minimum of 4)
+        for c in res.checks:
+            span = c.evidence.get("bound_span")
+            assert span is None or span >= 1.25 * MIN_SPAN, (exp.name, span)
 
 
 def test_a_raising_experiment_is_recorded_not_fatal():

@@ -21,6 +21,7 @@ from rates.power import (
     powered,
     rate_violations,
 )
+from rates.threshold import above, at_most
 from rates.verdict import (
     CONSISTENT,
     INCONSISTENT,
@@ -78,7 +79,7 @@ def inequality(lhs: Sequence[float], terms: dict[str, Sequence[float]], tested: 
 def identity(residual: float, tol: float, what: str) -> Verdict:
     """An exact identity: residual ≤ tol; power: a residual 10× the tolerance must fail."""
     def judge(r: float) -> Verdict:
-        ok = r <= tol
+        ok = at_most(r, tol)
         return Verdict(CONSISTENT if ok else INCONSISTENT, "identity",
                        f"{what}: max relative residual {r:.2e} (rule ≤ {tol:g})", {"residual": r})
 
@@ -91,7 +92,7 @@ def differs(residual: float, floor: float, reference: float, what: str) -> Verdi
     Power: the residual of the method for which the identity holds (``reference``) is rejected.
     """
     def judge(r: float) -> Verdict:
-        ok = r > floor
+        ok = above(r, floor)
         return Verdict(CONSISTENT if ok else INCONSISTENT, "must differ",
                        f"{what}: residual {r:.2e} (rule > {floor:g})", {"residual": r})
 

@@ -7,6 +7,7 @@ import numpy as np
 from rates.catalog import FEDCANON_1, FEDCANON_2, SVRG_5
 from rates.fit import contraction, floor, nnls_terms
 from rates.power import Violation, powered
+from rates.threshold import at_most
 from rates.verdict import CONSISTENT, INCONSISTENT, Verdict
 from solvers.constants import compute_constants
 from verify.experiments import judge
@@ -67,7 +68,7 @@ def fedcanon_floor_lambda(quick: bool, seed: int) -> Result:
     ]
     ratio = float(np.max(y / np.array(reg)))
     def limit(z: float) -> Verdict:
-        ok = z <= 1e-3 * y[0]
+        ok = at_most(z, 1e-3 * y[0])
         return Verdict(CONSISTENT if ok else INCONSISTENT, "limit",
                        f"floor at λ = 0: {z:.2e}, {z / y[0]:.1e} × the floor at λ = {xs[0]:.3g} "
                        "(rule ≤ 1e-3 ×)",

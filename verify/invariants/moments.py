@@ -20,6 +20,7 @@ import numpy as np
 from hypothesis import strategies as st
 from scipy import stats
 
+from rates.threshold import at_least
 from solvers.oracles import parse_oracle
 from verify.cases import InstanceSpec, build
 from verify.evidence import Evidence, not_applicable
@@ -124,7 +125,7 @@ def _row_spread(p, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _verdict(case: MomentCase, p_var: float, p_mean: float, what: str) -> Evidence:
-    ok = p_var >= ALPHA / 2 and p_mean >= ALPHA / 2
+    ok = at_least(p_var, ALPHA / 2) and at_least(p_mean, ALPHA / 2)
     return Evidence(
         "oracle-moments",
         "holds" if ok else "fails",

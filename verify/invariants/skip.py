@@ -14,6 +14,7 @@ import numpy as np
 from hypothesis import strategies as st
 from scipy import stats
 
+from rates.threshold import at_least
 from solvers.engine import run
 from solvers.oracles import Oracle, as_kernel
 from verify.cases import build
@@ -65,7 +66,7 @@ def communication_rate(name: str, case: Case) -> Evidence:
     else:
         z = abs(steps - 1 / q) / np.sqrt((1 - q) / q**2 / ROUNDS)
         pval = float(2 * stats.norm.sf(z))
-    ok = pval >= ALPHA and logged == counted
+    ok = at_least(pval, ALPHA) and logged == counted
     return Evidence(
         f"communication-{name}",
         "holds" if ok else "fails",

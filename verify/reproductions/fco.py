@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from rates.threshold import above, at_most
 from verify.reproductions.base import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
@@ -263,7 +264,7 @@ def curse(session: Session, quick: bool, seed: int, tuned: dict[str, dict] | Non
         findings.append(
             Finding(
                 "FedMiD: each client's iterate is sparse, their primal average is dense",
-                REPRODUCED if ad > 2 * cd else NOT_REPRODUCED,
+                REPRODUCED if above(ad, 2 * cd) else NOT_REPRODUCED,
                 f"heterogeneous quadratics, round {R}: mean client density {cd:.3f}, "
                 f"density of the average {ad:.3f} (rule: more than twice)",
             )
@@ -272,7 +273,7 @@ def curse(session: Session, quick: bool, seed: int, tuned: dict[str, dict] | Non
         findings.append(
             Finding(
                 "FedDualAvg's server model stays sparse (averaging in the dual)",
-                REPRODUCED if dd <= 1.5 * cd else NOT_REPRODUCED,
+                REPRODUCED if at_most(dd, 1.5 * cd) else NOT_REPRODUCED,
                 f"FedDualAvg server density {dd:.3f} vs FedMiD clients {cd:.3f} "
                 "(rule: at most 1.5× the FedMiD clients')",
             )

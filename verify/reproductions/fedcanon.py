@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from rates.threshold import at_least, at_most
 from verify.reproductions.base import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
@@ -128,7 +129,7 @@ def fig1(session: Session, quick: bool, seed: int) -> Reproduction:
     at = R // 4
     spread_g = _spread([_g_at(vary_g, {"eta_g": g}, "eta_g", at) for g in eta_gs])
     spread_l = _spread([_g_at(vary_l, {"eta_l": e}, "eta_l", at) for e in eta_ls])
-    ok = spread_g >= 2.0 and spread_l <= spread_g**0.5
+    ok = at_least(spread_g, 2.0) and at_most(spread_l, spread_g**0.5)
     verdict = (REPRODUCED if ok else NOT_REPRODUCED) if np.isfinite(spread_g) and np.isfinite(spread_l) \
         else INCONCLUSIVE  # some step size never reached round `at` (diverged or errored runs)
     curves = collect(
