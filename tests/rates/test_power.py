@@ -194,3 +194,25 @@ def test_local_slopes_rule_judges_every_segment_of_a_deterministic_curve():
         local_slopes_verdict(x, x, 1.0, "two-sided")
     with pytest.raises(ValueError, match="the rule is"):
         local_slopes_verdict(x[:1], x[:1], 1.0, "lower")
+
+
+# the window that failed on a user's machine (issue 29): R = 10 … 80, where the bound's span
+# (80/10)^(2/3) is 4.0 through numpy's vectorised pow and 3.9999999999999996 through libm's
+R_EDGE = np.array([10.0, 20.0, 40.0, 80.0])
+
+
+def _edge_rate(rounding: str) -> np.ndarray:
+    rate = 2.0 * np.array([float(r) ** (-2 / 3) for r in R_EDGE])  # libm, element by element
+    rate[0] = rate[-1] * (4.0 if rounding == "numpy" else np.nextafter(4.0, 0.0))  # force the span
+    return rate
+
+
+@pytest.mark.parametrize("rounding", ["numpy", "libm"])
+@pytest.mark.parametrize("law,name", [(lambda r: r**-0.3, "R^-0.3"), (lambda r: 0 * r + 1.0, "flat"),
+                                      (lambda r: r**0.3, "rising")])
+def test_bound_rule_on_the_edge_window_is_the_same_whichever_way_pow_rounds(rounding, law, name):
+    rate = _edge_rate(rounding)
+    assert rate.max() / rate.min() == (4.0 if rounding == "numpy" else np.nextafter(4.0, 0.0))
+    assert judge.bound(rate, noisy(1e-3 * law(R_EDGE))).status == INCONSISTENT, name
+    v = judge.bound(rate, noisy(0.1 * rate, noise=0.03))
+    assert v.status == CONSISTENT, v.reason
