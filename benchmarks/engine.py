@@ -31,12 +31,12 @@ import tracemalloc
 
 import numpy as np
 
-from solvers import kernels
-from solvers.algorithms.samples import frequency_scaling, full_gradient, sample_view
-from solvers.engine import run
-from solvers.engine.run import prepare
-from solvers.generators import generate
-from solvers.reference import reference_solve
+from fcocheck.solvers import kernels
+from fcocheck.solvers.algorithms.samples import frequency_scaling, full_gradient, sample_view
+from fcocheck.solvers.engine import run
+from fcocheck.solvers.engine.run import prepare
+from fcocheck.solvers.generators import generate
+from fcocheck.solvers.reference import reference_solve
 
 
 def best_of(fn, repeats: int) -> float:
@@ -67,7 +67,7 @@ def bare_kernel_time(problem, repeats: int = 30) -> dict[str, float]:
 
     times = {"batched": best_of(batched, repeats), "loop": best_of(loop, repeats)}
     if problem.loss in ("squares", "matrix", "ridge"):  # the engine's own compiled loop, called bare
-        from solvers.squares_kernel import squares_grads
+        from fcocheck.solvers.squares_kernel import squares_grads
 
         clients, Wb = np.arange(problem.M), np.zeros((problem.M, problem.dim))
         G = np.empty_like(Wb)
@@ -83,8 +83,8 @@ def bare_pass_time(problem, K: int = 10, repeats: int = 10) -> float | None:
     The engine's own hot loop (``fused_steps.dual_trajectory``, client-major, split over the cores) on
     every client from a random dual point, under the engine's BLAS setting (``kernels.serial_blas``).
     """
-    from solvers.algorithms import fused_steps
-    from solvers.algorithms.base import eta_tilde
+    from fcocheck.solvers.algorithms import fused_steps
+    from fcocheck.solvers.algorithms.base import eta_tilde
 
     kern = kernels.Kernel(problem)
     spec = fused_steps.map_spec(problem.h, problem.psi, problem.dim)
@@ -141,7 +141,7 @@ def straightforward_feddualavg(problem, eta_c: float, K: int, rounds: int) -> np
 
 def client_map_time(problem, repeats: int = 10) -> float:
     """One FedDualAvg client map ∇(h + tψ)*(Z) on every client's (M, dim) row, nothing else."""
-    from solvers.composite import make_composite
+    from fcocheck.solvers.composite import make_composite
 
     composite = make_composite(problem.h, problem.psi)
     Z = np.random.default_rng(1).standard_normal((problem.M, problem.dim)) * 0.1

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CLI = [sys.executable, "-m", "reports.cli"]
+CLI = [sys.executable, "-m", "fcocheck.reports.cli"]
 
 
 def wall(cmd: list[str], repeat: int = 1) -> float:

@@ -17,10 +17,10 @@ import warnings
 import cvxpy as cp
 import numpy as np
 
-from solvers.generators import generate
-from solvers.reference import gram_form, reference_solve
-from solvers.reference.certificate import gram_gap
-from solvers.reference.cvx import psi_expression
+from fcocheck.solvers.generators import generate
+from fcocheck.solvers.reference import gram_form, reference_solve
+from fcocheck.solvers.reference.certificate import gram_gap
+from fcocheck.solvers.reference.cvx import psi_expression
 
 
 def naive(problem):

@@ -18,9 +18,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = {
     "python -c pass (baseline)": [sys.executable, "-c", "pass"],
-    "fcocheck --help": [sys.executable, "-m", "reports.cli", "--help"],
-    "fcocheck --version": [sys.executable, "-m", "reports.cli", "--version"],
-    "fcocheck algorithms": [sys.executable, "-m", "reports.cli", "algorithms"],
+    "fcocheck --help": [sys.executable, "-m", "fcocheck.reports.cli", "--help"],
+    "fcocheck --version": [sys.executable, "-m", "fcocheck.reports.cli", "--version"],
+    "fcocheck algorithms": [sys.executable, "-m", "fcocheck.reports.cli", "algorithms"],
     "pytest --co -q (fcocheck plugin)": [sys.executable, "-m", "pytest", "--co", "-q",
                                          "benchmarks/startup.py"],
     "pytest --co -q (-p no:fcocheck)": [sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:fcocheck",

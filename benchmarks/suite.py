@@ -69,7 +69,7 @@ def engine(rows: list) -> None:
     algorithm's own computation; on lowrank-paper the map is 64 SVDs and dominates the step).
     """
     from benchmarks import engine as eng
-    from solvers.generators import generate
+    from fcocheck.solvers.generators import generate
 
     for name in ("lasso-paper", "lowrank-paper"):  # engine.py part i's full windows
         f = eng.step_figures(name)
@@ -88,7 +88,7 @@ def engine(rows: list) -> None:
     t0 = time.perf_counter()
     eng.straightforward_feddualavg(tiny, 0.05, 10, 2)
     loop = (time.perf_counter() - t0) / 2
-    from solvers.engine import run
+    from fcocheck.solvers.engine import run
 
     run("feddualavg", tiny, {"eta_c": 0.05, "local_steps": 10}, rounds=1, reference=False)  # warm caches
 
@@ -120,7 +120,8 @@ def fsvrg(rows: list) -> None:
 def scale(rows: list) -> None:
     """FedDualAvg, 10 rounds, on 10⁵ sparse logistic clients: wall time and peak RSS (a subprocess)."""
     code = (
-        "import resource,time;from solvers.generators import generate;from solvers.engine import run;"
+        "import resource,time;from fcocheck.solvers.generators import generate;"
+        "from fcocheck.solvers.engine import run;"
         "p=generate('bag-of-words',seed=0,clients=100000,d=2000,mean_size=20,min_size=5,max_size=100,words=10);"
         "t=time.perf_counter();run('feddualavg',p,{'eta_c':0.1,'local_steps':2},rounds=10,oracle='exact',"
         "seed=0,reference=False);"

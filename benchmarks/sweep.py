@@ -21,8 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from verify.sweep import Store, grid, run_sweep
-from verify.sweep.executors import Dask, Pool, Serial, cores
+from fcocheck.verify.sweep import Store, grid, run_sweep
+from fcocheck.verify.sweep.executors import Dask, Pool, Serial, cores
 
 ALGS = {"fedavg": "eta_c", "feddualavg": "eta_c", "scaffold": "eta_l", "fedcanon": "eta_l"}
 

@@ -18,8 +18,8 @@ import numpy as np
 import sympy as sp
 from scipy.optimize import minimize_scalar
 
-from rates.symbols import B, G, K, L, M, R, eta_c, sigma, zeta
-from rates.theorem import Theorem
+from fcocheck.rates.symbols import B, G, K, L, M, R, eta_c, sigma, zeta
+from fcocheck.rates.theorem import Theorem
 
 GRID_SYMBOLS = (L, B, sigma, G, zeta, M, K, R)
 

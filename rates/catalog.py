@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from rates.symbols import (
+from fcocheck.rates.symbols import (
     B,
     B_r,
     Delta0,
@@ -31,7 +31,7 @@ from rates.symbols import (
     sigma,
     zeta,
 )
-from rates.theorem import Theorem
+from fcocheck.rates.theorem import Theorem
 
 A1 = "A1 (FCO Assumption 1): F_m convex and L-smooth w.r.t. ‖·‖, h 1-strongly convex, E‖∇f − ∇F_m‖²_* ≤ σ²"
 A2 = "A2 (FCO Assumption 2): F quadratic (Q ⪰ 0), ‖∇F_m − ∇F‖_* ≤ ζ, norm ‖w‖² = wᵀQw/‖Q‖₂"

@@ -13,9 +13,9 @@ from typing import Any
 
 import sympy as sp
 
-from rates import algebra
-from rates.catalog import THEOREMS, THM_4_1, THM_4_2, THM_4_3
-from rates.symbols import B, G, K, L, M, R, T, b, eta_c, eta_g, h, lam, m, sigma, zeta
+from fcocheck.rates import algebra
+from fcocheck.rates.catalog import THEOREMS, THM_4_1, THM_4_2, THM_4_3
+from fcocheck.rates.symbols import B, G, K, L, M, R, T, b, eta_c, eta_g, h, lam, m, sigma, zeta
 
 SWEEP_VARIABLES = (R, K, M, eta_c, sigma, zeta, T, b, lam, eta_g, m, h)
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rates.fit import loglog_slope
-from rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
+from fcocheck.rates.fit import loglog_slope
+from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
 
 STEP = 0.5  # an exponent violation differs from the claim by at least this much
 

@@ -125,7 +125,7 @@ class Theorem:
 
 
 def _subs(values: dict[str, float]) -> dict[sp.Symbol, float]:
-    from rates.symbols import BY_NAME
+    from fcocheck.rates.symbols import BY_NAME
 
     out = {}
     for key, val in values.items():

@@ -43,8 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from rates.fit import SlopeFit, loglog_slope
-from rates.threshold import above, at_least, at_most, below
+from fcocheck.rates.fit import SlopeFit, loglog_slope
+from fcocheck.rates.threshold import above, at_least, at_most, below
 
 CONSISTENT, INCONSISTENT, INCONCLUSIVE = "consistent", "inconsistent", "inconclusive"
 KNOWN = "known disagreement"  # inconsistent, with a documented cause that a diagnostic confirmed
@@ -225,7 +225,7 @@ def linear_verdict(Y: np.ndarray, start: int, stop: int, seed: int = 0) -> Verdi
         seed: bootstrap seed.
 
     """
-    from rates.fit import contraction
+    from fcocheck.rates.fit import contraction
 
     whole = contraction(Y, start, stop, seed=seed)
     mid = (start + stop) // 2

@@ -15,20 +15,28 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from rates.catalog import THEOREMS
-from reports.drawer import Drawer
-from reports.model import ExperimentBlock, Report, ReproductionBlock, TheoremSection, TightnessBlock
-from reports.plotdata import experiment_figure, reproduction_figure, tightness_figure
-from solvers import algorithms
-from solvers.engine.trace import jsonable
-from verify.experiments import EXPERIMENTS
-from verify.properties import PROPERTIES, R_A, R_O1, TOL_A, TOL_O1
-from verify.report_jobs import conformance_jobs, experiment_jobs, write_files
-from verify.reproductions.base import failed_reproduction
-from verify.studies import REPRODUCTION, THEOREM, Study, declared_runs, names, plan, run_reproductions
-from verify.sweep.executors import cores
-from verify.sweep.session import Session
-from verify.worstcase import REPORT_STEPS, REPORT_TARGETS, TARGETS, plan_jobs, tightness_many
+from fcocheck.rates.catalog import THEOREMS
+from fcocheck.reports.drawer import Drawer
+from fcocheck.reports.model import ExperimentBlock, Report, ReproductionBlock, TheoremSection, TightnessBlock
+from fcocheck.reports.plotdata import experiment_figure, reproduction_figure, tightness_figure
+from fcocheck.solvers import algorithms
+from fcocheck.solvers.engine.trace import jsonable
+from fcocheck.verify.experiments import EXPERIMENTS
+from fcocheck.verify.properties import PROPERTIES, R_A, R_O1, TOL_A, TOL_O1
+from fcocheck.verify.report_jobs import conformance_jobs, experiment_jobs, write_files
+from fcocheck.verify.reproductions.base import failed_reproduction
+from fcocheck.verify.studies import (
+    REPRODUCTION,
+    THEOREM,
+    Study,
+    declared_runs,
+    names,
+    plan,
+    run_reproductions,
+)
+from fcocheck.verify.sweep.executors import cores
+from fcocheck.verify.sweep.session import Session
+from fcocheck.verify.worstcase import REPORT_STEPS, REPORT_TARGETS, TARGETS, plan_jobs, tightness_many
 
 REPRODUCTIONS = names(REPRODUCTION)
 

@@ -29,8 +29,8 @@ def _dispatch(args) -> int:  # noqa: ANN001 - argparse.Namespace
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``fcocheck`` console script."""
-    from reports.parsers import build_parser
-    from solvers.errors import CertificationError, FcocheckError, InterruptedRunError
+    from fcocheck.reports.parsers import build_parser
+    from fcocheck.solvers.errors import CertificationError, FcocheckError, InterruptedRunError
 
     args = build_parser(_version()).parse_args(argv)
     try:

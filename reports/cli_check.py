@@ -16,13 +16,13 @@ import time
 from functools import partial
 from pathlib import Path
 
-from reports.cli_common import UsageError
-from solvers import algorithms
-from solvers.errors import FcocheckError
-from verify.claims import AGREES, DISAGREES, KNOWN, UNVERIFIED
-from verify.conformance import Cell, Conformance, collect, plan, unit_cells, units
-from verify.properties import PROPERTIES, R_A, R_O1, TOL_A, TOL_O1
-from verify.sweep.executors import make_executor
+from fcocheck.reports.cli_common import UsageError
+from fcocheck.solvers import algorithms
+from fcocheck.solvers.errors import FcocheckError
+from fcocheck.verify.claims import AGREES, DISAGREES, KNOWN, UNVERIFIED
+from fcocheck.verify.conformance import Cell, Conformance, collect, plan, unit_cells, units
+from fcocheck.verify.properties import PROPERTIES, R_A, R_O1, TOL_A, TOL_O1
+from fcocheck.verify.sweep.executors import make_executor
 
 TAGS = {AGREES: " =claim", DISAGREES: " ≠CLAIM", KNOWN: " (known)", UNVERIFIED: " ?claim"}
 

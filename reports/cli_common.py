@@ -6,10 +6,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from solvers.errors import FcocheckError
+from fcocheck.solvers.errors import FcocheckError
 
 if TYPE_CHECKING:
-    from solvers.problem import Problem
+    from fcocheck.solvers.problem import Problem
 
 
 class UsageError(FcocheckError):
@@ -70,8 +70,8 @@ def check_writable(target: str | os.PathLike | None, directory: bool = False,
 
 def load_problem(spec: str, params: dict[str, str], seed: int | None) -> Problem:
     """A generator name (with parameters) or the path of an instance file."""
-    from solvers.generators import generate
-    from solvers.instance_io import load_instance
+    from fcocheck.solvers.generators import generate
+    from fcocheck.solvers.instance_io import load_instance
 
     if spec.endswith(".npz") or Path(spec).is_file():
         if params:

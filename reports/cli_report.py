@@ -8,23 +8,23 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reports.build import REPRODUCTIONS, build
-from reports.cli_common import UsageError, check_writable
-from reports.render_html import render_html
-from reports.render_md import render_md
-from verify.experiments import EXPERIMENTS
-from verify.sweep import Store, grid, run_sweep
-from verify.sweep.config import InvalidSweepError, RunConfig
-from verify.sweep.executors import make_executor
-from verify.sweep.session import Session
-from verify.sweep.validate import check_configs
+from fcocheck.reports.build import REPRODUCTIONS, build
+from fcocheck.reports.cli_common import UsageError, check_writable
+from fcocheck.reports.render_html import render_html
+from fcocheck.reports.render_md import render_md
+from fcocheck.verify.experiments import EXPERIMENTS
+from fcocheck.verify.sweep import Store, grid, run_sweep
+from fcocheck.verify.sweep.config import InvalidSweepError, RunConfig
+from fcocheck.verify.sweep.executors import make_executor
+from fcocheck.verify.sweep.session import Session
+from fcocheck.verify.sweep.validate import check_configs
 
 MAX_BUDGET = 100_000
 
 
 def budget_check(budget: str | None) -> str | int | None:
     """``--budget``: quick | full | thorough, or a number of cases 1..100000."""
-    from verify.search import BUDGETS
+    from fcocheck.verify.search import BUDGETS
 
     if budget is None or budget in BUDGETS:
         return budget

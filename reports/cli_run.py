@@ -7,11 +7,11 @@ import json
 import sys
 from typing import Any
 
-from reports.cli_common import UsageError, check_writable, load_problem, parse_params
-from solvers.algorithms import ALGORITHMS, ALIASES, get
-from solvers.engine import Trace, run
-from solvers.engine.trace import COMPLETED, INTERRUPTED
-from solvers.errors import InterruptedRunError
+from fcocheck.reports.cli_common import UsageError, check_writable, load_problem, parse_params
+from fcocheck.solvers.algorithms import ALGORITHMS, ALIASES, get
+from fcocheck.solvers.engine import Trace, run
+from fcocheck.solvers.engine.trace import COMPLETED, INTERRUPTED
+from fcocheck.solvers.errors import InterruptedRunError
 
 
 def cmd_algorithms(args: argparse.Namespace) -> int:

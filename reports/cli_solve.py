@@ -7,14 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from reports import solve_cache
-from reports.cli_common import UsageError, check_writable, load_problem, parse_params
-from solvers.constants import ProblemConstants, compute_constants
-from solvers.generators import GENERATORS, describe, parameters
-from solvers.instance_io import save_instance
-from solvers.metrics import recovery
-from solvers.problem import Problem
-from solvers.reference import reference_solve
+from fcocheck.reports import solve_cache
+from fcocheck.reports.cli_common import UsageError, check_writable, load_problem, parse_params
+from fcocheck.solvers.constants import ProblemConstants, compute_constants
+from fcocheck.solvers.generators import GENERATORS, describe, parameters
+from fcocheck.solvers.instance_io import save_instance
+from fcocheck.solvers.metrics import recovery
+from fcocheck.solvers.problem import Problem
+from fcocheck.solvers.reference import reference_solve
 
 
 def cmd_problems(args: argparse.Namespace) -> int:

@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rates import checks
-from rates.catalog import THEOREMS
-from reports.cli_common import UsageError
-from verify.experiments import select
+from fcocheck.rates import checks
+from fcocheck.rates.catalog import THEOREMS
+from fcocheck.reports.cli_common import UsageError
+from fcocheck.verify.experiments import select
 
 
 def cmd_theorems(args: argparse.Namespace) -> int:
@@ -76,8 +76,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise UsageError(str(exc.args[0])) from None
     instance = None
     if args.problem:
-        from solvers.instance_io import load_instance
-        from solvers.reference import reference_solve
+        from fcocheck.solvers.instance_io import load_instance
+        from fcocheck.solvers.reference import reference_solve
 
         if not args.problem.endswith(".npz"):
             raise UsageError(f"--problem {args.problem!r}; the rule is an instance file (.npz)")
@@ -126,9 +126,9 @@ def _results(chosen: list[Any], args: argparse.Namespace, instance: Any) -> Any:
         return
     from functools import partial
 
-    from verify.experiments.base import longest_first
-    from verify.report_jobs import experiment_one_thread
-    from verify.sweep.executors import make_executor
+    from fcocheck.verify.experiments.base import longest_first
+    from fcocheck.verify.report_jobs import experiment_one_thread
+    from fcocheck.verify.sweep.executors import make_executor
 
     ex = make_executor(args.workers)
     try:

@@ -7,7 +7,7 @@ import json
 import math
 from typing import Any
 
-from reports.cli_common import UsageError
+from fcocheck.reports.cli_common import UsageError
 
 _INTS = ("M", "K", "R")
 _STRINGS = ("clients", "psi", "metric")
@@ -18,7 +18,7 @@ def parse_grid(items: list[str]) -> dict[str, list]:
     """``["K=1,2", "eta=0.1"]`` → ``{"K": [1, 2], "eta": [0.1]}`` (types by field; errors name the item)."""
     from dataclasses import fields
 
-    from rates.worstcase.spec import PepSpec
+    from fcocheck.rates.worstcase.spec import PepSpec
 
     known = {f.name for f in fields(PepSpec)} - {"method"}
     out: dict[str, list] = {}
@@ -53,7 +53,7 @@ def _value(key: str, text: str, item: str) -> Any:
 
 def default_axes(method: str) -> tuple[dict[str, list], dict[str, Any]]:
     """The grid of a bare algorithm: sequential R = 1, 2, 4; federated M = 2, K = 1, 2, R = 1, 2, 4."""
-    from rates.worstcase.methods import METHODS
+    from fcocheck.rates.worstcase.methods import METHODS
 
     m = METHODS[method]
     base: dict[str, Any] = {"eta": 0.1 if m.federated else 1.0}
@@ -66,8 +66,8 @@ def default_axes(method: str) -> tuple[dict[str, list], dict[str, Any]]:
 
 def cmd_worstcase(args: argparse.Namespace) -> int:
     """Compute the worst cases of a theorem target or an algorithm and print them with the bound."""
-    from rates.worstcase.methods import METHODS
-    from verify.worstcase import NOT_EXPRESSED, TARGETS
+    from fcocheck.rates.worstcase.methods import METHODS
+    from fcocheck.verify.worstcase import NOT_EXPRESSED, TARGETS
 
     if args.target == "list":
         for name, t in TARGETS.items():
@@ -82,7 +82,7 @@ def cmd_worstcase(args: argparse.Namespace) -> int:
         )
     grid = parse_grid(args.grid)
     if args.target in TARGETS:  # the grid is validated before the store opens: bad input writes nothing
-        from verify.worstcase import plan
+        from fcocheck.verify.worstcase import plan
 
         work: Any = plan(args.target, not args.full, grid or None)
     else:
@@ -98,13 +98,13 @@ def cmd_worstcase(args: argparse.Namespace) -> int:
 
 
 def _open(args: argparse.Namespace) -> Any:
-    from reports.cli_report import _session
+    from fcocheck.reports.cli_report import _session
 
     return _session(args)
 
 
 def _theorem(args: argparse.Namespace, p: Any, session: Any) -> int:
-    from verify.worstcase import compute, judge
+    from fcocheck.verify.worstcase import compute, judge
 
     out = judge(p, compute([p], session), not args.full)
     if args.json:
@@ -138,7 +138,7 @@ def print_tightness(out: dict[str, Any]) -> None:
 
 
 def _algorithm_grid(method: str, grid: dict[str, list]) -> list[Any]:
-    from verify.worstcase import algorithm_grid
+    from fcocheck.verify.worstcase import algorithm_grid
 
     axes, base = default_axes(method)
     axes = {**axes, **grid}
@@ -146,7 +146,7 @@ def _algorithm_grid(method: str, grid: dict[str, list]) -> list[Any]:
 
 
 def _algorithm(args: argparse.Namespace, specs: list[Any], session: Any) -> int:
-    from verify.worstcase import algorithm_worst_cases
+    from fcocheck.verify.worstcase import algorithm_worst_cases
 
     rows = algorithm_worst_cases(specs, session)
     if args.json:

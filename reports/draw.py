@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.ticker import Formatter, FuncFormatter, LogLocator  # noqa: E402
 
-from reports.plotdata import Figure, Line, Panel  # noqa: E402
+from fcocheck.reports.plotdata import Figure, Line, Panel  # noqa: E402
 
 STYLES = {
     "measured": {"lw": 1.8},

@@ -14,8 +14,8 @@ import multiprocessing as mp
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
-from reports.draw import draw
-from reports.plotdata import Figure
+from fcocheck.reports.draw import draw
+from fcocheck.reports.plotdata import Figure
 
 
 class Drawer:

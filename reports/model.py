@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rates.verdict import Verdict, combine
+from fcocheck.rates.verdict import Verdict, combine
 
 
 @dataclass

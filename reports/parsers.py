@@ -25,7 +25,7 @@ def add_problem_commands(sub: Any) -> None:
     """``problems`` and ``solve``."""
     p = sub.add_parser("problems", help="list the instance generators")
     p.add_argument("--json", action="store_true")
-    _cmd(p, "reports.cli_solve:cmd_problems")
+    _cmd(p, "fcocheck.reports.cli_solve:cmd_problems")
     s = sub.add_parser("solve", help="certified reference optimum of a problem")
     s.add_argument("problem", help="generator name or instance file (.npz)")
     s.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
@@ -37,14 +37,14 @@ def add_problem_commands(sub: Any) -> None:
     s.add_argument("--no-cache", action="store_true",
                    help="neither read nor write the per-instance cache of cvxpy's answer and the constants "
                    "($FCOCHECK_CACHE, else ~/.cache/fcocheck)")
-    _cmd(s, "reports.cli_solve:cmd_solve")
+    _cmd(s, "fcocheck.reports.cli_solve:cmd_solve")
 
 
 def add_run_commands(sub: Any) -> None:
     """``algorithms`` and ``run``."""
     a = sub.add_parser("algorithms", help="list the algorithms and their hyper-parameters")
     a.add_argument("--json", action="store_true")
-    _cmd(a, "reports.cli_run:cmd_algorithms")
+    _cmd(a, "fcocheck.reports.cli_run:cmd_algorithms")
     r = sub.add_parser("run", help="run one algorithm and record its trace",
                        epilog="exit status: 0 completed; 1 diverged (the trace is still written); "
                               "2 bad input; 130 interrupted (the completed rounds are written)")
@@ -70,7 +70,7 @@ def add_run_commands(sub: Any) -> None:
     r.add_argument("--no-reference", action="store_true", help="skip the certified optimum (no gaps)")
     r.add_argument("--out", help="write the trace (.npz)")
     r.add_argument("--json", action="store_true", help="print the summary as JSON")
-    _cmd(r, "reports.cli_run:cmd_run")
+    _cmd(r, "fcocheck.reports.cli_run:cmd_run")
 
 
 def add_theory_commands(sub: Any) -> None:
@@ -80,7 +80,7 @@ def add_theory_commands(sub: Any) -> None:
     t.add_argument("--json", action="store_true")
     t.add_argument("--no-checks", action="store_true", help="list the theorems only")
     t.add_argument("--samples", type=int, default=2000, help="draws of the 12-decade tuning grid")
-    _cmd(t, "reports.cli_theory:cmd_theorems")
+    _cmd(t, "fcocheck.reports.cli_theory:cmd_theorems")
     v = sub.add_parser("validate", help="run theorem experiments and print verdicts")
     v.add_argument("name", help="'all', a theorem name or an experiment name")
     v.add_argument("--quick", action="store_true", help="small designs")
@@ -94,7 +94,7 @@ def add_theory_commands(sub: Any) -> None:
                    help="processes (default: one per core; 1 = serial in this process)")
     v.add_argument("--strict", action="store_true",
                    help="exit 1 when any verdict is inconsistent (documented disagreements pass)")
-    _cmd(v, "reports.cli_theory:cmd_validate")
+    _cmd(v, "fcocheck.reports.cli_theory:cmd_validate")
 
 
 def add_check_command(sub: Any) -> None:
@@ -110,7 +110,7 @@ def add_check_command(sub: Any) -> None:
     c.add_argument("--out", default="out/check", help="directory for check.jsonl and counterexamples/")
     c.add_argument("--workers", type=int, default=None,
                    help="processes (default: one per core; 1 = serial in this process)")
-    _cmd(c, "reports.cli_check:cmd_check")
+    _cmd(c, "fcocheck.reports.cli_check:cmd_check")
 
 
 def add_executor_options(p: argparse.ArgumentParser) -> None:
@@ -142,19 +142,19 @@ def add_report_commands(sub: Any) -> None:
     r.add_argument("--no-worstcase", action="store_true",
                    help="skip the worst-case (PEPit) tightness studies")
     add_executor_options(r)
-    _cmd(r, "reports.cli_report:cmd_report")
+    _cmd(r, "fcocheck.reports.cli_report:cmd_report")
     s = sub.add_parser("sweep", help="run a sweep file (grid × seeds) into the results store, resumably",
                        epilog="exit status: 0 every run of the sweep completed or diverged; 1 some "
                               "run is an error (also when reused from the store); 2 bad input")
     s.add_argument("sweep",
                    help="JSON: {'base': {...run config...}, 'axes': {'hp.eta_c': [...]}, 'seeds': 3}")
     add_executor_options(s)
-    _cmd(s, "reports.cli_report:cmd_sweep")
+    _cmd(s, "fcocheck.reports.cli_report:cmd_sweep")
     st = sub.add_parser("store", help="summarise or export the results store")
     st.add_argument("action", choices=("info", "export"))
     st.add_argument("--store", default=DEFAULT_STORE)
     st.add_argument("--out", help="export target: FILE.csv or FILE.parquet")
-    _cmd(st, "reports.cli_report:cmd_store")
+    _cmd(st, "fcocheck.reports.cli_report:cmd_store")
 
 
 def add_worstcase_command(sub: Any) -> None:
@@ -173,7 +173,7 @@ def add_worstcase_command(sub: Any) -> None:
                    help="replace grid axes, e.g. K=1,2 R=1,2,4 eta=0.1 zeta=0,1 M=2")
     w.add_argument("--json", action="store_true", help="print the result as JSON")
     add_executor_options(w)
-    _cmd(w, "reports.cli_worstcase:cmd_worstcase")
+    _cmd(w, "fcocheck.reports.cli_worstcase:cmd_worstcase")
 
 
 def build_parser(version: str) -> argparse.ArgumentParser:

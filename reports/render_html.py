@@ -13,10 +13,10 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from reports.model import Report
-from reports.templates import environment
-from reports.text import mathml
-from reports.view import view
+from fcocheck.reports.model import Report
+from fcocheck.reports.templates import environment
+from fcocheck.reports.text import mathml
+from fcocheck.reports.view import view
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1180px;margin:2em auto;

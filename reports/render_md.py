@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from reports.model import Report
-from reports.templates import environment
-from reports.view import view
+from fcocheck.reports.model import Report
+from fcocheck.reports.templates import environment
+from fcocheck.reports.view import view
 
 MARK = {
     "consistent": "✅",

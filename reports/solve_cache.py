@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from solvers.digest import instance_sha256
-from solvers.problem import Problem
-from solvers.reference.cvx_result import CvxResult
+from fcocheck.solvers.digest import instance_sha256
+from fcocheck.solvers.problem import Problem
+from fcocheck.solvers.reference.cvx_result import CvxResult
 
 FORMAT = 1
 
@@ -55,7 +55,7 @@ def _versions() -> dict[str, str]:
 
 def entry_path(problem: Problem, tol: float, solver: str) -> Path:
     """The file of this instance's entry."""
-    from verify.sweep.version import code_version
+    from fcocheck.verify.sweep.version import code_version
 
     key = json.dumps({"format": FORMAT, "instance": instance_sha256(problem), "code": code_version(),
                       "tol": repr(tol), "solver": solver, "versions": _versions()}, sort_keys=True)

@@ -13,9 +13,9 @@ import base64
 from pathlib import Path
 from typing import Any
 
-from rates.catalog import THEOREMS
-from reports.model import Report
-from reports.text import BIBLIOGRAPHY, readable, shorten
+from fcocheck.rates.catalog import THEOREMS
+from fcocheck.reports.model import Report
+from fcocheck.reports.text import BIBLIOGRAPHY, readable, shorten
 
 EVIDENCE_CHARS = 220
 
@@ -75,7 +75,7 @@ def _theorem(out: Path, t: Any, embed: bool) -> dict[str, Any]:
 
 
 def _not_expressed() -> list[dict[str, str]]:
-    from verify.worstcase import NOT_EXPRESSED
+    from fcocheck.verify.worstcase import NOT_EXPRESSED
 
     return [{"what": readable(k), "why": readable(v)} for k, v in NOT_EXPRESSED.items()]
 

@@ -6,8 +6,8 @@ PY="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-if ! .venv/bin/python -c "import solvers, cvxpy, hypothesis, xdist" >/dev/null 2>&1 \
-   || [ pyproject.toml -nt .venv/.fcocheck-installed ]; then
+if ! .venv/bin/python -c "import fcocheck.solvers, cvxpy, hypothesis, xdist" >/dev/null 2>&1 \
+   || [ pyproject.toml -nt .venv/.fcocheck-installed ] || [ setup.py -nt .venv/.fcocheck-installed ]; then
   .venv/bin/python -m pip install --quiet --upgrade pip
   .venv/bin/python -m pip install --quiet -e '.[test]'
   touch .venv/.fcocheck-installed

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from solvers.errors import NoClosedFormError
-from solvers.mirror_maps import (
+from fcocheck.solvers.errors import NoClosedFormError
+from fcocheck.solvers.mirror_maps import (
     DiagonalQuadratic,
     Entropy,
     Euclidean,
@@ -21,7 +21,7 @@ from solvers.mirror_maps import (
     MirrorMap,
     PNorm,
 )
-from solvers.regularizers import L1, FreeTail, Regularizer, Simplex, Zero, soft_threshold
+from fcocheck.solvers.regularizers import L1, FreeTail, Regularizer, Simplex, Zero, soft_threshold
 
 CompositeFn = Callable[[np.ndarray, Any], np.ndarray]
 

@@ -20,9 +20,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, eigsh
 
-from solvers.problem import Problem
-from solvers.reference.gram import QUADRATIC_LOSSES, gram_form
-from solvers.smoothness import (
+from fcocheck.solvers.problem import Problem
+from fcocheck.solvers.reference.gram import QUADRATIC_LOSSES, gram_form
+from fcocheck.solvers.smoothness import (
     client_smoothness_max,
     global_smoothness,
     sample_smoothness,

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from solvers.problem import Problem
-from solvers.sparse import issparse
+from fcocheck.solvers.problem import Problem
+from fcocheck.solvers.sparse import issparse
 
 #: problem → digest, dropped with the problem (a strong cache kept up to 32 instances alive)
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from solvers import mirror_maps, regularizers
-from solvers.errors import InvalidInstanceFileError
-from solvers.problem import Problem, sample_weights, uniform_weights
-from solvers.spec import closest
+from fcocheck.solvers import mirror_maps, regularizers
+from fcocheck.solvers.errors import InvalidInstanceFileError
+from fcocheck.solvers.problem import Problem, sample_weights, uniform_weights
+from fcocheck.solvers.spec import closest
 
 REQUIRED_META = ("loss", "regularizer", "mirror")
 KNOWN_META = REQUIRED_META + ("intercept", "weights", "ridge_lam", "shape", "name", "generator")

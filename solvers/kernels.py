@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from solvers.errors import InvalidHyperparameterError
+from fcocheck.solvers.errors import InvalidHyperparameterError
 
 Array = np.ndarray
 STRATEGIES = ("auto", "batched", "loop")
@@ -267,7 +267,7 @@ class Kernel:
         def block(s: slice) -> None:
             Xs, Ys = X[s], Y[s]
             if compiled:  # the sequential-sum kernel (batched_squares): T, and G[s] in place
-                from solvers.batched_squares import squares_grads  # lazy: numba's import
+                from fcocheck.solvers.batched_squares import squares_grads  # lazy: numba's import
 
                 T = squares_grads(Xs, Ys, W[s], p.intercept, G[s] if grads else None)
                 if values:
@@ -341,7 +341,7 @@ class Kernel:
         if self.strategy != "loop" or not self._compiled_squares():
             return None
         if "pooled" not in self._cache:  # asked twice a round (plan, pass): formed once per kernel
-            from solvers.squares_kernel import offsets  # lazy: numba's import
+            from fcocheck.solvers.squares_kernel import offsets  # lazy: numba's import
 
             rows, y, _ = self.problem.pooled
             self._cache["pooled"] = (rows, y, offsets(self.problem),
@@ -375,7 +375,7 @@ class Kernel:
 
         ``select``: per-client minibatch rows.  Values are φ averaged over t = X_m w + b per client.
         """
-        from solvers.squares_kernel import squares_grads  # lazy: numba's import
+        from fcocheck.solvers.squares_kernel import squares_grads  # lazy: numba's import
 
         p = self.problem
         G = np.empty(W.shape)

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers.errors import InvalidOracleError
-from solvers.kernels import Kernel
-from solvers.problem import Problem
+from fcocheck.solvers.errors import InvalidOracleError
+from fcocheck.solvers.kernels import Kernel
+from fcocheck.solvers.problem import Problem
 
 
 def as_kernel(source: Problem | Kernel) -> Kernel:

@@ -18,13 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from solvers.errors import InvalidProblemError
-from solvers.kernels import Kernel
-from solvers.losses import LOSS_NAMES, scalar_loss
-from solvers.losses.scalar import ScalarLoss
-from solvers.mirror_maps import Entropy, FreeTailMirror, MirrorMap
-from solvers.regularizers import FreeTail, GroupLasso, Nuclear, Regularizer, Simplex
-from solvers.sparse import issparse
+from fcocheck.solvers.errors import InvalidProblemError
+from fcocheck.solvers.kernels import Kernel
+from fcocheck.solvers.losses import LOSS_NAMES, scalar_loss
+from fcocheck.solvers.losses.scalar import ScalarLoss
+from fcocheck.solvers.mirror_maps import Entropy, FreeTailMirror, MirrorMap
+from fcocheck.solvers.regularizers import FreeTail, GroupLasso, Nuclear, Regularizer, Simplex
+from fcocheck.solvers.sparse import issparse
 
 Array = np.ndarray
 
@@ -208,7 +208,7 @@ def _finite(arr: Any) -> bool:
 def validate(p: Problem) -> None:
     """Check every rule of a problem; raise InvalidProblemError naming the value and rule."""
     if p.loss not in LOSS_NAMES:
-        from solvers.spec import closest
+        from fcocheck.solvers.spec import closest
 
         _fail(p, f"unknown loss {p.loss!r}; known: {list(LOSS_NAMES)}{closest(p.loss, LOSS_NAMES)}")
     if p.loss == "quadratic":

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from solvers.problem import Problem
-from solvers.sparse import issparse
+from fcocheck.solvers.problem import Problem
+from fcocheck.solvers.sparse import issparse
 
 if TYPE_CHECKING:  # scipy.sparse.linalg is imported where it is used (start-up time)
     from scipy.sparse.linalg import LinearOperator

@@ -27,11 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from solvers.errors import InvalidProblemError
-from solvers.instance_io import save_instance
-from solvers.mirror_maps import Euclidean
-from solvers.problem import Problem, sample_weights, uniform_weights
-from solvers.regularizers import L1, L2Squared, Regularizer, Zero
+from fcocheck.solvers.errors import InvalidProblemError
+from fcocheck.solvers.instance_io import save_instance
+from fcocheck.solvers.mirror_maps import Euclidean
+from fcocheck.solvers.problem import Problem, sample_weights, uniform_weights
+from fcocheck.solvers.regularizers import L1, L2Squared, Regularizer, Zero
 
 LAYOUTS = ("general", "identical", "one-client", "disjoint")
 PSI_KINDS = ("zero", "l2sq", "l1")

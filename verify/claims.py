@@ -24,9 +24,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rates.threshold import above, at_most
-from rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT
-from rates.verdict import KNOWN as KNOWN_DISAGREEMENT
+from fcocheck.rates.threshold import above, at_most
+from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT
+from fcocheck.rates.verdict import KNOWN as KNOWN_DISAGREEMENT
 
 # the one verdict vocabulary of theorems and reproductions (``verify.studies``), plus "no claim"
 AGREES, DISAGREES, KNOWN, UNVERIFIED = CONSISTENT, INCONSISTENT, KNOWN_DISAGREEMENT, INCONCLUSIVE

@@ -18,21 +18,21 @@ from typing import Any
 from hypothesis import find
 from hypothesis.errors import NoSuchExample
 
-from solvers import algorithms
-from solvers.algorithms.base import Algorithm
-from solvers.engine.run import prepare
-from solvers.errors import FcocheckError
-from solvers.smoothness import sample_smoothness
-from verify.cases import PSI_KINDS, InstanceSpec, build, save_case
-from verify.claims import DISAGREES, claim
-from verify.claims import verdict as judge_claim
-from verify.evidence import FAILS, NA, Evidence
-from verify.hyper import hyper_strategy
-from verify.invariants import INVARIANTS, Invariant, expected
-from verify.optimum import optimum
-from verify.properties import PROPERTIES, check_property
-from verify.search import Found, search
-from verify.strategies import Case, cases
+from fcocheck.solvers import algorithms
+from fcocheck.solvers.algorithms.base import Algorithm
+from fcocheck.solvers.engine.run import prepare
+from fcocheck.solvers.errors import FcocheckError
+from fcocheck.solvers.smoothness import sample_smoothness
+from fcocheck.verify.cases import PSI_KINDS, InstanceSpec, build, save_case
+from fcocheck.verify.claims import DISAGREES, claim
+from fcocheck.verify.claims import verdict as judge_claim
+from fcocheck.verify.evidence import FAILS, NA, Evidence
+from fcocheck.verify.hyper import hyper_strategy
+from fcocheck.verify.invariants import INVARIANTS, Invariant, expected
+from fcocheck.verify.optimum import optimum
+from fcocheck.verify.properties import PROPERTIES, check_property
+from fcocheck.verify.search import Found, search
+from fcocheck.verify.strategies import Case, cases
 
 
 @dataclass
@@ -268,7 +268,7 @@ def unit_cells(unit: tuple[str, str], budget: str | int, out: str | None, seed: 
     """
     from threadpoolctl import threadpool_limits
 
-    from verify.invariants import INVARIANTS
+    from fcocheck.verify.invariants import INVARIANTS
 
     kind, name = unit
     target = None if out is None else Path(out) / "counterexamples"

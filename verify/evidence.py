@@ -8,9 +8,14 @@ outcome means (an invariant must hold; a property may legitimately fail).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rates.threshold import at_most
+import numpy as np
+
+from fcocheck.rates.threshold import at_most
+
+if TYPE_CHECKING:
+    from fcocheck.solvers.engine.trace import Trace
 
 HOLDS, FAILS, NA = "holds", "fails", "n/a"
 
@@ -71,3 +76,23 @@ def bounded(check: str, residual: float, tol: float, detail: str, **numbers: Any
 def not_applicable(check: str, why: str) -> Evidence:
     """``n/a`` with the reason."""
     return Evidence(check, NA, detail=why)
+
+
+#: Relative tolerance of exact identities (rounding of a few dozen floating-point operations): the
+#: one tolerance of every "same iterates" / "identity holds" check, in invariants, relations and studies.
+IDENTITY_TOL = 1e-11
+
+
+def relative(diff: np.ndarray, ref: np.ndarray) -> float:
+    """max|diff| / max(1, max|ref|)."""
+    return float(np.max(np.abs(diff), initial=0.0) / max(1.0, float(np.max(np.abs(ref), initial=0.0))))
+
+
+def same_iterates(name: str, a: Trace, b: Trace, detail: str, tol: float = IDENTITY_TOL) -> Evidence:
+    """The server iterates of two runs agree to ``tol`` (relative)."""
+    if a.status != "completed" or b.status != "completed":
+        return not_applicable(name, f"a run did not complete ({a.status}, {b.status}): {detail}")
+    resid = relative(a["server_w"] - b["server_w"], a["server_w"])
+    return bounded(
+        name, resid, tol, f"max relative difference of the iterates {resid:.2e} (rule ≤ {tol:g}); {detail}"
+    )

@@ -121,7 +121,7 @@ def hyper_strategy(alg: Any, L: float, L_sample: float) -> Strategy:
     if own is not None:
         return own(L, L_sample)
     if alg.name not in HYPER:
-        from solvers.errors import InvalidAlgorithmError
+        from fcocheck.solvers.errors import InvalidAlgorithmError
 
         raise InvalidAlgorithmError(
             f"algorithm {alg.name!r} has no hyper_strategy and names no registry entry (equivalent_to); "

@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from solvers.algorithms.base import Algorithm
-from solvers.problem import Problem
-from verify.cases import InstanceSpec, build
+from fcocheck.solvers.algorithms.base import Algorithm
+from fcocheck.solvers.problem import Problem
+from fcocheck.verify.cases import InstanceSpec, build
 
 Array = np.ndarray
 #: Smallest eigenvalue of H + λI relative to the largest below which an instance is degenerate.

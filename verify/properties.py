@@ -26,13 +26,13 @@ from typing import Any
 
 import numpy as np
 
-from solvers.algorithms.base import Algorithm
-from solvers.engine import run
-from solvers.errors import FcocheckError
-from verify.cases import build
-from verify.evidence import Evidence, bounded, not_applicable
-from verify.optimum import optimum, state_at_optimum
-from verify.strategies import Case
+from fcocheck.solvers.algorithms.base import Algorithm
+from fcocheck.solvers.engine import run
+from fcocheck.solvers.errors import FcocheckError
+from fcocheck.verify.cases import build
+from fcocheck.verify.evidence import Evidence, bounded, not_applicable
+from fcocheck.verify.optimum import optimum, state_at_optimum
+from fcocheck.verify.strategies import Case
 
 R_A, TOL_A = 10, 1e-8
 R_O1, TOL_O1 = 5, 1e-12

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from verify.suite import SuiteCheck
+    from fcocheck.verify.suite import SuiteCheck
 
 # Nothing of fcocheck is imported until a module defines ``fcocheck_algorithms``: the plugin is
 # loaded by every pytest session in the environment and must cost it nothing.
@@ -41,7 +41,7 @@ class SuiteItem(pytest.Item):
 
     def runtest(self) -> None:
         """Run the check; fail with its evidence when it is not acceptable."""
-        from verify.suite import verdict
+        from fcocheck.verify.suite import verdict
 
         ev = self.check.run()
         self.user_properties.append(("fcocheck", ev.as_dict()))
@@ -63,8 +63,8 @@ def pytest_pycollect_makeitem(collector: Any, name: str, obj: Any) -> list[Suite
     """Turn ``fcocheck_algorithms`` into suite items."""
     if name != LIST_NAME:
         return None
-    from solvers import algorithms
-    from verify.suite import suite
+    from fcocheck.solvers import algorithms
+    from fcocheck.verify.suite import suite
 
     budget = collector.config.getoption("fcocheck_budget", "quick")
     items = []

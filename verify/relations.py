@@ -40,13 +40,12 @@ from typing import Any
 
 import numpy as np
 
-from solvers import algorithms
-from solvers.engine import run
-from solvers.problem import Problem, sample_weights
-from verify.cases import build, weighted
-from verify.evidence import Evidence, bounded, not_applicable
-from verify.invariants.base import IDENTITY_TOL, same_iterates
-from verify.strategies import Case
+from fcocheck.solvers import algorithms
+from fcocheck.solvers.engine import run
+from fcocheck.solvers.problem import Problem, sample_weights
+from fcocheck.verify.cases import build, weighted
+from fcocheck.verify.evidence import IDENTITY_TOL, Evidence, bounded, not_applicable, same_iterates
+from fcocheck.verify.strategies import Case
 
 ROUNDS = 4
 #: local-objective: the converged local iterate changes by at most this (relative) when K doubles

@@ -12,12 +12,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from solvers import algorithms
-from verify.conformance import check_invariant, check_properties
-from verify.experiments import EXPERIMENTS
-from verify.invariants import INVARIANTS
-from verify.safe_paths import inside
-from verify.sweep.session import Job
+from fcocheck.solvers import algorithms
+from fcocheck.verify.conformance import check_invariant, check_properties
+from fcocheck.verify.experiments import EXPERIMENTS
+from fcocheck.verify.invariants import INVARIANTS
+from fcocheck.verify.safe_paths import inside
+from fcocheck.verify.sweep.session import Job
 
 
 def experiment(name: str, quick: bool, seed: int) -> dict[str, Any]:
@@ -25,7 +25,7 @@ def experiment(name: str, quick: bool, seed: int) -> dict[str, Any]:
 
     ``runs``: each run's configuration and per-round curves (``verify.experiments.base.collect``).
     """
-    from verify.experiments.base import collect
+    from fcocheck.verify.experiments.base import collect
 
     with collect() as recorded:
         payload = EXPERIMENTS[name](quick=quick, seed=seed).as_dict()
@@ -79,7 +79,7 @@ def conformance_slice(what: str, budget: str, seed: int) -> dict[str, Any]:
 
 def experiment_jobs(names: list[str], quick: bool, seed: int) -> list[Job]:
     """One job per experiment, the longest first (a pool's makespan; payloads are keyed by name)."""
-    from verify.experiments.base import longest_first
+    from fcocheck.verify.experiments.base import longest_first
 
     return [Job(n, experiment, (n, quick, seed)) for n in longest_first(list(names))]
 

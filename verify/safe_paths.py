@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from solvers.errors import FcocheckError
+from fcocheck.solvers.errors import FcocheckError
 
 
 class UnsafePathError(FcocheckError):

@@ -17,7 +17,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
-from verify.evidence import FAILS, HOLDS, NA, Evidence
+from fcocheck.verify.evidence import FAILS, HOLDS, NA, Evidence
 
 #: Examples per search: ``quick`` (the CLI's --quick and the CI tests), ``full``, ``thorough``.
 BUDGETS = {"quick": 30, "full": 100, "thorough": 500}

@@ -16,12 +16,12 @@ from hypothesis import assume
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from solvers import mirror_maps as mm
-from solvers import regularizers as reg
-from solvers.smoothness import sample_smoothness
-from verify.cases import InstanceSpec, build
-from verify.hyper import hyper_strategy
-from verify.optimum import DegenerateInstanceError, optimum
+from fcocheck.solvers import mirror_maps as mm
+from fcocheck.solvers import regularizers as reg
+from fcocheck.solvers.smoothness import sample_smoothness
+from fcocheck.verify.cases import InstanceSpec, build
+from fcocheck.verify.hyper import hyper_strategy
+from fcocheck.verify.optimum import DegenerateInstanceError, optimum
 
 LAMBDAS = st.sampled_from([0.1, 0.5, 0.02, 1.0])
 

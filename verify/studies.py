@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, KNOWN
-from verify.sweep.session import Session
+from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, KNOWN
+from fcocheck.verify.sweep.session import Session
 
 ERROR = "error"
 VERDICTS = (CONSISTENT, INCONSISTENT, INCONCLUSIVE, KNOWN, ERROR)
@@ -56,7 +56,7 @@ class Study:
 
 
 def _reproductions() -> tuple[Study, ...]:
-    from verify.reproductions import fco, fedcanon
+    from fcocheck.verify.reproductions import fco, fedcanon
 
     return (
         Study("fco-fig3", REPRODUCTION, "FCO Fig. 3", run=lambda s, q, seed, _: fco.fig3(s, q, seed),
@@ -73,7 +73,7 @@ def _reproductions() -> tuple[Study, ...]:
 
 
 def _theorem_studies() -> tuple[Study, ...]:
-    from verify.experiments import EXPERIMENTS
+    from fcocheck.verify.experiments import EXPERIMENTS
 
     return tuple(Study(e.name, THEOREM, e.theorem) for e in EXPERIMENTS.values())
 

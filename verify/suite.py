@@ -23,18 +23,18 @@ import numpy as np
 from hypothesis import find
 from hypothesis import strategies as st
 
-from solvers import algorithms
-from solvers.algorithms.base import Algorithm
-from solvers.engine import run
-from solvers.smoothness import sample_smoothness
-from verify.cases import InstanceSpec, build
-from verify.evidence import FAILS, HOLDS, NA, Evidence, bounded
-from verify.hyper import hyper_strategy
-from verify.invariants.base import IDENTITY_TOL, guarded, relative
-from verify.invariants.controls import identity_scale
-from verify.optimum import optimum, state_at_optimum
-from verify.properties import PROPERTIES, check_property
-from verify.relations import (
+from fcocheck.solvers import algorithms
+from fcocheck.solvers.algorithms.base import Algorithm
+from fcocheck.solvers.engine import run
+from fcocheck.solvers.smoothness import sample_smoothness
+from fcocheck.verify.cases import InstanceSpec, build
+from fcocheck.verify.evidence import FAILS, HOLDS, NA, Evidence, bounded
+from fcocheck.verify.hyper import hyper_strategy
+from fcocheck.verify.invariants.base import IDENTITY_TOL, guarded, relative
+from fcocheck.verify.invariants.controls import identity_scale
+from fcocheck.verify.optimum import optimum, state_at_optimum
+from fcocheck.verify.properties import PROPERTIES, check_property
+from fcocheck.verify.relations import (
     client_permutation,
     client_split,
     local_objective,
@@ -43,8 +43,8 @@ from verify.relations import (
     translation,
     zero_weight_client,
 )
-from verify.search import search
-from verify.strategies import Case, cases, instance_specs, run_options
+from fcocheck.verify.search import search
+from fcocheck.verify.strategies import Case, cases, instance_specs, run_options
 
 R_CONTRACT, R_CONVERGE, TOL_CONVERGE = 4, 400, 1e-6
 LOGGED = ("control_sum", "control_gap", "g_sum")

@@ -21,9 +21,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from solvers import algorithms
-from solvers.algorithms.base import Algorithm
-from solvers.errors import InvalidAlgorithmError
+from fcocheck.solvers import algorithms
+from fcocheck.solvers.algorithms.base import Algorithm
+from fcocheck.solvers.errors import InvalidAlgorithmError
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ def _check_callables(name: str, init: Callable, round: Callable, hyper: type) ->
 
 def _check_options(name: str, equivalent_to: str | None, options: dict[str, Any]) -> None:
     """A strategy to draw hyper-parameters from, and ``expects`` naming properties A–D as holds/fails."""
-    from verify.properties import PROPERTIES
+    from fcocheck.verify.properties import PROPERTIES
 
     if equivalent_to is None and options.get("hyper_strategy") is None:
         raise InvalidAlgorithmError(
@@ -159,7 +159,7 @@ def _check_options(name: str, equivalent_to: str | None, options: dict[str, Any]
             )
     declared = options.get("local_objective")
     if declared is not None:
-        from verify.relations import LocalObjective
+        from fcocheck.verify.relations import LocalObjective
 
         if not isinstance(declared, LocalObjective) or not callable(declared.gradient):
             raise InvalidAlgorithmError(

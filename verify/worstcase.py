@@ -14,8 +14,8 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
-from rates.threshold import at_least
-from rates.worstcase.spec import InvalidWorstCaseError, PepSpec
+from fcocheck.rates.threshold import at_least
+from fcocheck.rates.worstcase.spec import InvalidWorstCaseError, PepSpec
 
 
 class InvalidTargetError(InvalidWorstCaseError):
@@ -192,8 +192,8 @@ def target_specs(
     ``MAX_CLIENT_STEPS`` full); a grid the user gives (``overrides``) is never trimmed silently: a
     point past the limit raises ``InvalidWorstCaseError`` naming it.
     """
-    from rates.worstcase.methods import METHODS
-    from rates.worstcase.spec import MAX_CLIENT_STEPS, check_spec
+    from fcocheck.rates.worstcase.methods import METHODS
+    from fcocheck.rates.worstcase.spec import MAX_CLIENT_STEPS, check_spec
 
     axes = {**(target.quick if quick else target.full), **(overrides or {})}
     cap = cap or (QUICK_STEPS if quick else MAX_CLIENT_STEPS)
@@ -225,7 +225,7 @@ def measured_instance(zeta: float) -> tuple[Any, Any]:
 
     Equal client weights, so the instance is in the shift class with ζ = ``problem.meta['zeta']``.
     """
-    from verify.experiments.instances import quadratics
+    from fcocheck.verify.experiments.instances import quadratics
 
     return quadratics(zeta, clients=2, assumption2=False)
 
@@ -240,14 +240,14 @@ def start_at(reference_w: Any, B: float, seed: int = 0) -> Any:
 
 def pep_job(spec: dict[str, Any], instance: bool = False) -> dict[str, Any]:
     """One worst case (a session ``Job``): ``WorstCase.as_dict()`` (with the worst instance if asked)."""
-    from rates.worstcase.solve import worst_case
+    from fcocheck.rates.worstcase.solve import worst_case
 
     return worst_case(PepSpec(**spec), instance).as_dict()
 
 
 def measured_job(spec: dict[str, Any]) -> dict[str, Any]:
     """Φ(ŵ) − Φ* of the solvers' FedDualAvg on ``measured_instance`` at the point's (K, R, η_c, η_s, B)."""
-    from solvers.engine.run import run
+    from fcocheck.solvers.engine.run import run
 
     s = PepSpec(**spec)
     problem, ref = measured_instance(s.zeta)
@@ -264,7 +264,7 @@ def measured_job(spec: dict[str, Any]) -> dict[str, Any]:
 
 def point_jobs(target: Target, specs: list[PepSpec]) -> list[Any]:
     """The session jobs of a grid: each worst case, its ζ = 0 twin and its measured run (deduplicated)."""
-    from verify.sweep.session import Job
+    from fcocheck.verify.sweep.session import Job
 
     jobs: dict[str, Any] = {}
     for s in specs:
@@ -348,7 +348,7 @@ def compute(plans: list[Plan], session: Any = None) -> dict[str, dict[str, Any]]
     """Every job of ``plans`` (deduplicated), through ``session`` (cached in its store) or in process."""
     jobs = list({j.name: j for p in plans for j in p.jobs}.values())
     if session is None:
-        from verify.sweep.session import call_job
+        from fcocheck.verify.sweep.session import call_job
 
         return {j.name: call_job(j)[0] for j in jobs}
     return session.jobs("worstcase", "pep", 0, jobs)
@@ -356,9 +356,9 @@ def compute(plans: list[Plan], session: Any = None) -> dict[str, dict[str, Any]]
 
 def judge(p: Plan, results: dict[str, dict[str, Any]], quick: bool = True) -> dict[str, Any]:
     """The tightness payload of a computed plan: rows, verdicts, status."""
-    from rates import catalog
-    from rates.verdict import combine, known_disagreement
-    from rates.worstcase.tightness import soundness_verdict, tightness_rows, tightness_verdict
+    from fcocheck.rates import catalog
+    from fcocheck.rates.verdict import combine, known_disagreement
+    from fcocheck.rates.worstcase.tightness import soundness_verdict, tightness_rows, tightness_verdict
 
     target = p.target
     theorem = catalog.get(target.theorem)
@@ -421,15 +421,15 @@ def tightness_many(
 
 def algorithm_grid(method: str, axes: dict[str, list], base: dict[str, Any] | None = None) -> list[PepSpec]:
     """The grid of a bare algorithm (no theorem): ``axes`` over ``PepSpec`` fields, every point validated."""
-    from rates.worstcase.methods import METHODS
-    from rates.worstcase.spec import check_spec
+    from fcocheck.rates.worstcase.methods import METHODS
+    from fcocheck.rates.worstcase.spec import check_spec
 
     return [check_spec(spec, METHODS) for spec in _grid({"method": method, **(base or {})}, axes)]
 
 
 def algorithm_worst_cases(specs: list[PepSpec], session: Any = None) -> list[dict[str, Any]]:
     """The worst case of each spec (``WorstCase.as_dict()``), cached through ``session``."""
-    from verify.sweep.session import Job
+    from fcocheck.verify.sweep.session import Job
 
     jobs = [Job("pep+instance:" + s.key, pep_job, (s.as_dict(), True)) for s in specs]
     bare = Plan(Target("algorithm", "", {}, {}, {}, ()), specs, [], jobs)

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rates.worstcase.setting import Setting, average, prox
-from rates.worstcase.spec import InvalidWorstCaseError, PepSpec
+from fcocheck.rates.worstcase.setting import Setting, average, prox
+from fcocheck.rates.worstcase.spec import InvalidWorstCaseError, PepSpec
 
 
 @dataclass

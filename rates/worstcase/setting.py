@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rates.worstcase.spec import PepSpec
+from fcocheck.rates.worstcase.spec import PepSpec
 
 
 @dataclass

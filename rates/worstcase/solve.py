@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from rates.worstcase.methods import METHODS, Program
-from rates.worstcase.setting import Setting, declare
-from rates.worstcase.spec import PepSpec, check_spec
+from fcocheck.rates.worstcase.methods import METHODS, Program
+from fcocheck.rates.worstcase.setting import Setting, declare
+from fcocheck.rates.worstcase.spec import PepSpec, check_spec
 
 #: Solvers tried in turn; SCS is first-order and coarser, used only when CLARABEL fails.
 SOLVERS: tuple[tuple[str, dict[str, Any]], ...] = (

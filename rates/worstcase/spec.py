@@ -25,7 +25,7 @@ import math
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from solvers.errors import FcocheckError
+from fcocheck.solvers.errors import FcocheckError
 
 CLIENTS = ("shift", "bounded-gradient", "free")
 PSI = ("convex", "zero")

@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from rates.theorem import Theorem
-from rates.threshold import above, at_most
-from rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
+from fcocheck.rates.theorem import Theorem
+from fcocheck.rates.threshold import above, at_most
+from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
 
 SOLVER_TOL = (
     1e-5  # relative accuracy of an interior-point PEP solve (CLARABEL's default gap 1e-8, with slack)
@@ -43,7 +43,7 @@ def bound_terms(theorem: Theorem, point: dict[str, Any], terms: tuple[str, ...])
     """The named terms of ``theorem`` at ``point`` (σ = 0, free constants 1)."""
     import sympy as sp
 
-    from rates.symbols import BY_NAME
+    from fcocheck.rates.symbols import BY_NAME
 
     subs = {BY_NAME[k]: float(point[k]) for k in _PARAMS if k in point}
     subs[BY_NAME["sigma"]] = 0.0

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from solvers.algorithms import (
+from fcocheck.solvers.algorithms import (
     baselines,
     dane,
     fedavg,
@@ -24,10 +24,10 @@ from solvers.algorithms import (
     svrg,
     za1,
 )
-from solvers.algorithms.base import Algorithm, FedHyper, StepHyper
-from solvers.algorithms.control import ControlHyper, init_controls
-from solvers.algorithms.primitives import init_dual, init_primal
-from solvers.errors import InvalidAlgorithmError, InvalidHyperparameterError
+from fcocheck.solvers.algorithms.base import Algorithm, FedHyper, StepHyper
+from fcocheck.solvers.algorithms.control import ControlHyper, init_controls
+from fcocheck.solvers.algorithms.primitives import init_dual, init_primal
+from fcocheck.solvers.errors import InvalidAlgorithmError, InvalidHyperparameterError
 
 _FED = "federated"
 ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in (
@@ -150,7 +150,7 @@ def get(name: str) -> Algorithm:
         InvalidAlgorithmError: unknown name (the message suggests the closest).
 
     """
-    from solvers.spec import closest
+    from fcocheck.solvers.spec import closest
 
     key = ALIASES.get(name, name)
     if key not in ALGORITHMS:
@@ -181,7 +181,7 @@ def make_hyper(alg: Algorithm, params: Any) -> Any:
         InvalidStepSizeError: a step size ≤ 0.
 
     """
-    from solvers.spec import closest
+    from fcocheck.solvers.spec import closest
 
     if isinstance(params, alg.hyper):
         params.check()

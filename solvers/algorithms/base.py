@@ -2,7 +2,7 @@
 
 An algorithm is a pair of pure functions over a typed, immutable state:
 
-    init(problem, hp, rng)                    -> State
+    init(problem, hp, w0, rng)                -> State
     round(state, hp, env, rng, clients)       -> (State, RoundLog)
 
 ``clients`` are the sampled client indices S_r (sorted), ``env`` bundles the problem, the
@@ -20,11 +20,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from solvers.composite import CompositeFn
-from solvers.errors import InvalidHyperparameterError, InvalidStepSizeError
-from solvers.kernels import Kernel
-from solvers.oracles import Oracle
-from solvers.problem import Problem
+from fcocheck.solvers.composite import CompositeFn
+from fcocheck.solvers.errors import InvalidHyperparameterError, InvalidStepSizeError
+from fcocheck.solvers.kernels import Kernel
+from fcocheck.solvers.oracles import Oracle
+from fcocheck.solvers.problem import Problem
 
 Array = np.ndarray
 
@@ -130,7 +130,7 @@ class Algorithm:
     Attributes:
         name: registry name (CLI spelling).
         hyper: the frozen hyper-parameter dataclass.
-        init: ``init(problem, hp, rng) -> State``.
+        init: ``init(problem, hp, w0, rng) -> State`` (w0: the starting point).
         round: ``round(state, hp, env, rng, clients) -> (State, RoundLog)``.
         family: ``federated``, ``sequential`` or ``baseline``.
         summary: one line for ``fcocheck algorithms``.

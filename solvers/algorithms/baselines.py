@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers.algorithms.base import (
+from fcocheck.solvers.algorithms.base import (
     Counts,
     Env,
     RoundLog,
@@ -20,9 +20,9 @@ from solvers.algorithms.base import (
     StepHyper,
     hp_field,
 )
-from solvers.algorithms.primitives import client_weights, init_primal, mirror_step
-from solvers.errors import InvalidHyperparameterError
-from solvers.problem import Problem
+from fcocheck.solvers.algorithms.primitives import client_weights, init_primal, mirror_step
+from fcocheck.solvers.errors import InvalidHyperparameterError
+from fcocheck.solvers.problem import Problem
 
 Array = np.ndarray
 

@@ -14,10 +14,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solvers.algorithms.base import Env, hp_field, positive_int, positive_step
-from solvers.algorithms.primitives import mean_oracle
-from solvers.errors import InvalidStepSizeError
-from solvers.kernels import Kernel
+from fcocheck.solvers.algorithms.base import Env, hp_field, positive_int, positive_step
+from fcocheck.solvers.algorithms.primitives import mean_oracle
+from fcocheck.solvers.errors import InvalidStepSizeError
+from fcocheck.solvers.kernels import Kernel
 
 Array = np.ndarray
 

@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers.algorithms.base import Counts, Env, RoundLog, hp_field, positive_int, positive_step
-from solvers.algorithms.local_solvers import resolve_solver, solve_local
-from solvers.algorithms.samples import sample_view, sequences
-from solvers.algorithms.svrg import PointState
-from solvers.errors import InvalidHyperparameterError
-from solvers.problem import Problem
+from fcocheck.solvers.algorithms.base import Counts, Env, RoundLog, hp_field, positive_int, positive_step
+from fcocheck.solvers.algorithms.local_solvers import resolve_solver, solve_local
+from fcocheck.solvers.algorithms.samples import sample_view, sequences
+from fcocheck.solvers.algorithms.svrg import PointState
+from fcocheck.solvers.errors import InvalidHyperparameterError
+from fcocheck.solvers.problem import Problem
 
 Array = np.ndarray
 DANE_SOLVERS = ("exact", "gd", "svrg")

@@ -6,15 +6,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solvers.algorithms.base import Counts, Env, RoundLog
-from solvers.algorithms.control import (
+from fcocheck.solvers.algorithms.base import Counts, Env, RoundLog
+from fcocheck.solvers.algorithms.control import (
     ControlHyper,
     ControlState,
     corrected_local,
     weighted_sum_norm,
 )
-from solvers.algorithms.primitives import client_weights
-from solvers.problem import Problem
+from fcocheck.solvers.algorithms.primitives import client_weights
+from fcocheck.solvers.problem import Problem
 
 Array = np.ndarray
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers.algorithms.base import (
+from fcocheck.solvers.algorithms.base import (
     Counts,
     DualServerState,
     Env,
@@ -12,8 +12,8 @@ from solvers.algorithms.base import (
     RoundLog,
     eta_tilde,
 )
-from solvers.algorithms.fused_steps import conj_spec, map_spec
-from solvers.algorithms.primitives import client_weights, dual_local
+from fcocheck.solvers.algorithms.fused_steps import conj_spec, map_spec
+from fcocheck.solvers.algorithms.primitives import client_weights, dual_local
 
 Array = np.ndarray
 

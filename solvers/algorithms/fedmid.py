@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers.algorithms.base import Env, FedHyper, RoundLog, ServerState
-from solvers.algorithms.fused_steps import conj_spec, map_spec
-from solvers.algorithms.primitives import primal_round
+from fcocheck.solvers.algorithms.base import Env, FedHyper, RoundLog, ServerState
+from fcocheck.solvers.algorithms.fused_steps import conj_spec, map_spec
+from fcocheck.solvers.algorithms.primitives import primal_round
 
 Array = np.ndarray
 

@@ -36,12 +36,12 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
-from solvers.batched_squares import back, predict_cols, transpose_into
-from solvers.kernels import BLOCK, Kernel, over_blocks
-from solvers.mirror_maps import Euclidean, FreeTailMirror, MirrorMap
-from solvers.oracles import Oracle
-from solvers.regularizers import L1, FreeTail, Regularizer, Zero
-from solvers.squares_kernel import client_grad
+from fcocheck.solvers.batched_squares import back, predict_cols, transpose_into
+from fcocheck.solvers.kernels import BLOCK, Kernel, over_blocks
+from fcocheck.solvers.mirror_maps import Euclidean, FreeTailMirror, MirrorMap
+from fcocheck.solvers.oracles import Oracle
+from fcocheck.solvers.regularizers import L1, FreeTail, Regularizer, Zero
+from fcocheck.solvers.squares_kernel import client_grad
 
 Array = np.ndarray
 

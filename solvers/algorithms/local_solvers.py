@@ -23,12 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from solvers.errors import InvalidHyperparameterError, InvalidProblemError
-from solvers.kernels import Kernel
-from solvers.problem import Problem
-from solvers.regularizers import L2Squared, Zero
-from solvers.smoothness import client_smoothness
-from solvers.sparse import issparse
+from fcocheck.solvers.errors import InvalidHyperparameterError, InvalidProblemError
+from fcocheck.solvers.kernels import Kernel
+from fcocheck.solvers.problem import Problem
+from fcocheck.solvers.regularizers import L2Squared, Zero
+from fcocheck.solvers.smoothness import client_smoothness
+from fcocheck.solvers.sparse import issparse
 
 Array = np.ndarray
 SOLVERS = ("auto", "exact", "gd")

@@ -16,10 +16,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solvers.algorithms.base import Counts, Env, RoundLog, hp_field, positive_int
-from solvers.algorithms.local_solvers import gram, psi_ridge, resolve_solver, solve_local
-from solvers.errors import InvalidHyperparameterError, InvalidProblemError
-from solvers.problem import Problem
+from fcocheck.solvers.algorithms.base import Counts, Env, RoundLog, hp_field, positive_int
+from fcocheck.solvers.algorithms.local_solvers import gram, psi_ridge, resolve_solver, solve_local
+from fcocheck.solvers.errors import InvalidHyperparameterError, InvalidProblemError
+from fcocheck.solvers.problem import Problem
 
 Array = np.ndarray
 

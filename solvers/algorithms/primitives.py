@@ -16,12 +16,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from solvers.algorithms import fused_steps
-from solvers.algorithms.base import Counts, DualServerState, Env, FedHyper, RoundLog, ServerState
-from solvers.algorithms.fused_steps import MapSpec
-from solvers.kernels import BLOCK, Kernel, over_blocks
-from solvers.mirror_maps import MirrorMap
-from solvers.problem import Problem
+from fcocheck.solvers.algorithms import fused_steps
+from fcocheck.solvers.algorithms.base import Counts, DualServerState, Env, FedHyper, RoundLog, ServerState
+from fcocheck.solvers.algorithms.fused_steps import MapSpec
+from fcocheck.solvers.kernels import BLOCK, Kernel, over_blocks
+from fcocheck.solvers.mirror_maps import MirrorMap
+from fcocheck.solvers.problem import Problem
 
 Array = np.ndarray
 ClientStep = Callable[[Array, Array], Array]

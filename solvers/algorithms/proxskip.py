@@ -12,10 +12,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solvers.algorithms.base import Counts, Env, RoundLog, hp_field, positive_step
-from solvers.algorithms.control import weighted_sum_norm
-from solvers.errors import InvalidHyperparameterError
-from solvers.problem import Problem
+from fcocheck.solvers.algorithms.base import Counts, Env, RoundLog, hp_field, positive_step
+from fcocheck.solvers.algorithms.control import weighted_sum_norm
+from fcocheck.solvers.errors import InvalidHyperparameterError
+from fcocheck.solvers.problem import Problem
 
 Array = np.ndarray
 

@@ -29,10 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from solvers.algorithms.local_solvers import prox_rows
-from solvers.errors import InvalidProblemError
-from solvers.problem import Problem
-from solvers.regularizers import L2Squared, Zero
+from fcocheck.solvers.algorithms.local_solvers import prox_rows
+from fcocheck.solvers.errors import InvalidProblemError
+from fcocheck.solvers.problem import Problem
+from fcocheck.solvers.regularizers import L2Squared, Zero
 
 Array = np.ndarray
 _VIEWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -280,7 +280,7 @@ def _local_layout(problem: Problem, view: SampleView) -> tuple[Array, Array, Arr
 
 def _lazy(problem: Problem, view: SampleView, w_t: Array, g: Array, d0: Array, spec: Pass,
           keep_points: bool) -> tuple[Array, Array | None]:
-    from solvers.algorithms.lazy_kernel import lazy_steps  # lazy: numba's import and compiled cache
+    from fcocheck.solvers.algorithms.lazy_kernel import lazy_steps  # lazy: numba's import and compiled cache
 
     A = view.A
     pos_entry, flat_cols, flat_client = _local_layout(problem, view)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers.algorithms.base import Counts, Env, RoundLog
-from solvers.algorithms.control import ControlHyper, ControlState, corrected_local
-from solvers.algorithms.primitives import client_weights
+from fcocheck.solvers.algorithms.base import Counts, Env, RoundLog
+from fcocheck.solvers.algorithms.control import ControlHyper, ControlState, corrected_local
+from fcocheck.solvers.algorithms.primitives import client_weights
 
 Array = np.ndarray
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers.algorithms.base import (
+from fcocheck.solvers.algorithms.base import (
     Counts,
     DualServerState,
     Env,
@@ -18,7 +18,7 @@ from solvers.algorithms.base import (
     ServerState,
     StepHyper,
 )
-from solvers.algorithms.primitives import client_weights, mean_oracle, mirror_step
+from fcocheck.solvers.algorithms.primitives import client_weights, mean_oracle, mirror_step
 
 Array = np.ndarray
 

@@ -13,12 +13,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solvers.algorithms.base import Counts, Env, RoundLog, hp_field, positive_int, positive_step
-from solvers.algorithms.local_solvers import SOLVERS, resolve_solver, solve_local
-from solvers.algorithms.primitives import client_weights
-from solvers.errors import InvalidHyperparameterError
-from solvers.kernels import Kernel
-from solvers.problem import Problem
+from fcocheck.solvers.algorithms.base import Counts, Env, RoundLog, hp_field, positive_int, positive_step
+from fcocheck.solvers.algorithms.local_solvers import SOLVERS, resolve_solver, solve_local
+from fcocheck.solvers.algorithms.primitives import client_weights
+from fcocheck.solvers.errors import InvalidHyperparameterError
+from fcocheck.solvers.kernels import Kernel
+from fcocheck.solvers.problem import Problem
 
 Array = np.ndarray
 

@@ -15,8 +15,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solvers.algorithms.base import Counts, Env, RoundLog, hp_field, positive_step
-from solvers.algorithms.samples import (
+from fcocheck.solvers.algorithms.base import Counts, Env, RoundLog, hp_field, positive_step
+from fcocheck.solvers.algorithms.samples import (
     Pass,
     frequency_scaling,
     full_gradient,
@@ -25,8 +25,8 @@ from solvers.algorithms.samples import (
     sequences,
     svrg_pass,
 )
-from solvers.errors import InvalidHyperparameterError
-from solvers.problem import Problem
+from fcocheck.solvers.errors import InvalidHyperparameterError
+from fcocheck.solvers.problem import Problem
 
 Array = np.ndarray
 SAMPLINGS = ("uniform", "permutation")

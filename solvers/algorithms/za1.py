@@ -7,10 +7,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solvers.algorithms.base import Counts, Env, RoundLog, hp_field, positive_int, positive_step
-from solvers.algorithms.control import euclidean_discrepancy
-from solvers.algorithms.primitives import client_weights
-from solvers.problem import Problem
+from fcocheck.solvers.algorithms.base import Counts, Env, RoundLog, hp_field, positive_int, positive_step
+from fcocheck.solvers.algorithms.control import euclidean_discrepancy
+from fcocheck.solvers.algorithms.primitives import client_weights
+from fcocheck.solvers.problem import Problem
 
 Array = np.ndarray
 

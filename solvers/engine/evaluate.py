@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers.metrics import matrix_scores, recovery
-from solvers.problem import Problem
+from fcocheck.solvers.metrics import matrix_scores, recovery
+from fcocheck.solvers.problem import Problem
 
 Array = np.ndarray
 

@@ -6,9 +6,9 @@ from collections import defaultdict
 
 import numpy as np
 
-from solvers.algorithms.base import Counts, RoundLog
-from solvers.engine.evaluate import Evaluator
-from solvers.engine.trace import Trace
+from fcocheck.solvers.algorithms.base import Counts, RoundLog
+from fcocheck.solvers.engine.evaluate import Evaluator
+from fcocheck.solvers.engine.trace import Trace
 
 Array = np.ndarray
 COUNT_KEYS = {"grad": "grad_calls", "sample_grad": "sample_grad_calls", "subgrad": "subgrad_calls",

@@ -18,25 +18,25 @@ from typing import Any
 
 import numpy as np
 
-from solvers import algorithms
-from solvers.algorithms.base import Algorithm, Env, RoundLog
-from solvers.composite import make_composite
-from solvers.engine.evaluate import Evaluator
-from solvers.engine.recorder import Recorder
-from solvers.engine.sampler import check_participation, sample_clients
-from solvers.engine.trace import COMPLETED, DIVERGED, INTERRUPTED, Trace
-from solvers.errors import (
+from fcocheck.solvers import algorithms
+from fcocheck.solvers.algorithms.base import Algorithm, Env, RoundLog
+from fcocheck.solvers.composite import make_composite
+from fcocheck.solvers.engine.evaluate import Evaluator
+from fcocheck.solvers.engine.recorder import Recorder
+from fcocheck.solvers.engine.sampler import check_participation, sample_clients
+from fcocheck.solvers.engine.trace import COMPLETED, DIVERGED, INTERRUPTED, Trace
+from fcocheck.solvers.errors import (
     InvalidHyperparameterError,
     InvalidOracleError,
     InvalidProblemError,
     InvalidStepSizeError,
     NoClosedFormError,
 )
-from solvers.kernels import Kernel, check_strategy, serial_blas
-from solvers.oracles import Oracle, parse_oracle
-from solvers.problem import Problem
-from solvers.progress import Progress
-from solvers.smoothness import global_smoothness
+from fcocheck.solvers.kernels import Kernel, check_strategy, serial_blas
+from fcocheck.solvers.oracles import Oracle, parse_oracle
+from fcocheck.solvers.problem import Problem
+from fcocheck.solvers.progress import Progress
+from fcocheck.solvers.smoothness import global_smoothness
 
 Array = np.ndarray
 RECORD_MODES = ("round", "step")
@@ -108,7 +108,7 @@ def _reference(problem: Problem, reference: Any) -> dict[str, Any] | None:
     if reference is False:
         return None
     if reference is None:
-        from solvers.reference import reference_solve
+        from fcocheck.solvers.reference import reference_solve
 
         reference = reference_solve(problem)
     if isinstance(reference, (int, float)):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers.errors import InvalidHyperparameterError
+from fcocheck.solvers.errors import InvalidHyperparameterError
 
 
 def check_participation(P: int | None, M: int) -> int | None:

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from solvers.errors import InvalidInstanceFileError
+from fcocheck.solvers.errors import InvalidInstanceFileError
 
 Array = np.ndarray
 COMPLETED, DIVERGED, INTERRUPTED = "completed", "diverged", "interrupted"

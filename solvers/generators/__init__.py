@@ -8,17 +8,17 @@ from typing import Any
 
 import numpy as np
 
-from solvers.errors import InvalidProblemError
-from solvers.generators.classification import breast_cancer_dirichlet, sparse_logistic
-from solvers.generators.constrained import (
+from fcocheck.solvers.errors import InvalidProblemError
+from fcocheck.solvers.generators.classification import breast_cancer_dirichlet, sparse_logistic
+from fcocheck.solvers.generators.constrained import (
     constrained_logistic,
     robust_penalized,
     simplex_least_squares,
 )
-from solvers.generators.paper import lasso_paper, lowrank_paper
-from solvers.generators.quadratic import quadratics
-from solvers.generators.ridge import bag_of_words, ridge
-from solvers.problem import Problem
+from fcocheck.solvers.generators.paper import lasso_paper, lowrank_paper
+from fcocheck.solvers.generators.quadratic import quadratics
+from fcocheck.solvers.generators.ridge import bag_of_words, ridge
+from fcocheck.solvers.problem import Problem
 
 GENERATORS: dict[str, Callable[..., Problem]] = {
     "lasso-paper": lasso_paper,
@@ -112,7 +112,7 @@ def check_parameters(name: str, params: dict[str, Any], strict: bool = False) ->
             breaking its rule, or an instance too large for memory.
 
     """
-    from solvers.spec import closest
+    from fcocheck.solvers.spec import closest
 
     if name not in GENERATORS:
         raise InvalidProblemError(

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers.generators.common import heterogeneous_features, sparse_truth
-from solvers.generators.partition import dirichlet_label_skew
-from solvers.mirror_maps import Euclidean
-from solvers.problem import Problem, sample_weights, uniform_weights
-from solvers.regularizers import L1
+from fcocheck.solvers.generators.common import heterogeneous_features, sparse_truth
+from fcocheck.solvers.generators.partition import dirichlet_label_skew
+from fcocheck.solvers.mirror_maps import Euclidean
+from fcocheck.solvers.problem import Problem, sample_weights, uniform_weights
+from fcocheck.solvers.regularizers import L1
 
 
 def sparse_logistic(

@@ -8,7 +8,7 @@ import numpy as np
 def sparse_truth(d: int, nnz: int, rng: np.random.Generator) -> np.ndarray:
     """A vector with ``nnz`` non-zeros at random positions, magnitudes in [0.5, 1.5], random signs."""
     if not 0 <= nnz <= d:
-        from solvers.errors import InvalidProblemError
+        from fcocheck.solvers.errors import InvalidProblemError
 
         raise InvalidProblemError(
             f"nnz = {nnz!r} non-zeros in d = {d!r} coordinates; the rule is 0 <= nnz <= d"

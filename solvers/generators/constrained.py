@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers.errors import InvalidProblemError
-from solvers.generators.classification import sparse_logistic
-from solvers.generators.common import heterogeneous_features, sparse_truth
-from solvers.mirror_maps import Entropy, Euclidean
-from solvers.problem import Problem, uniform_weights
-from solvers.regularizers import MCP, SCAD, L1Ball, L2Ball, Simplex
+from fcocheck.solvers.errors import InvalidProblemError
+from fcocheck.solvers.generators.classification import sparse_logistic
+from fcocheck.solvers.generators.common import heterogeneous_features, sparse_truth
+from fcocheck.solvers.mirror_maps import Entropy, Euclidean
+from fcocheck.solvers.problem import Problem, uniform_weights
+from fcocheck.solvers.regularizers import MCP, SCAD, L1Ball, L2Ball, Simplex
 
 
 def constrained_logistic(

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers.generators.common import heterogeneous_features, sparse_truth
-from solvers.mirror_maps import Euclidean
-from solvers.problem import Problem, uniform_weights
-from solvers.regularizers import L1, Nuclear
+from fcocheck.solvers.generators.common import heterogeneous_features, sparse_truth
+from fcocheck.solvers.mirror_maps import Euclidean
+from fcocheck.solvers.problem import Problem, uniform_weights
+from fcocheck.solvers.regularizers import L1, Nuclear
 
 
 def lasso_paper(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers.errors import InvalidProblemError
+from fcocheck.solvers.errors import InvalidProblemError
 
 
 def dirichlet_label_skew(

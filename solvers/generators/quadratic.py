@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers.errors import InvalidProblemError
-from solvers.mirror_maps import DiagonalQuadratic, Euclidean
-from solvers.problem import Problem, uniform_weights
-from solvers.regularizers import L1, L1Ball
+from fcocheck.solvers.errors import InvalidProblemError
+from fcocheck.solvers.mirror_maps import DiagonalQuadratic, Euclidean
+from fcocheck.solvers.problem import Problem, uniform_weights
+from fcocheck.solvers.regularizers import L1, L1Ball
 
 
 def quadratics(

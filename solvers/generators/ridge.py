@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from solvers.errors import InvalidProblemError
-from solvers.generators.partition import unbalanced_sizes
-from solvers.mirror_maps import Euclidean
-from solvers.problem import Problem, sample_weights
-from solvers.regularizers import L2Squared, Zero
+from fcocheck.solvers.errors import InvalidProblemError
+from fcocheck.solvers.generators.partition import unbalanced_sizes
+from fcocheck.solvers.mirror_maps import Euclidean
+from fcocheck.solvers.problem import Problem, sample_weights
+from fcocheck.solvers.regularizers import L2Squared, Zero
 
 PARTITIONS = ("iid", "sorted", "unbalanced", "single", "features")
 

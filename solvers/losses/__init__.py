@@ -1,6 +1,6 @@
 """Losses of SPEC 1: scalar GLM losses φ(t; y) and the names problems use."""
 
-from solvers.losses.scalar import (
+from fcocheck.solvers.losses.scalar import (
     LOSS_NAMES,
     Cauchy,
     Logistic,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from solvers.errors import InvalidMirrorMapError
-from solvers.mirror_maps.base import MirrorMap
-from solvers.mirror_maps.free_tail import FreeTailMirror
-from solvers.mirror_maps.maps import DiagonalQuadratic, Entropy, Euclidean, PNorm
-from solvers.spec import build_from_spec
+from fcocheck.solvers.errors import InvalidMirrorMapError
+from fcocheck.solvers.mirror_maps.base import MirrorMap
+from fcocheck.solvers.mirror_maps.free_tail import FreeTailMirror
+from fcocheck.solvers.mirror_maps.maps import DiagonalQuadratic, Entropy, Euclidean, PNorm
+from fcocheck.solvers.spec import build_from_spec
 
 REGISTRY: dict[str, type[MirrorMap]] = {
     cls.name: cls for cls in (Euclidean, DiagonalQuadratic, PNorm, Entropy)

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from solvers.mirror_maps.base import MirrorMap
+from fcocheck.solvers.mirror_maps.base import MirrorMap
 
 
 @dataclass(frozen=True, eq=False)

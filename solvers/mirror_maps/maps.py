@@ -7,8 +7,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from solvers.errors import InvalidMirrorMapError
-from solvers.mirror_maps.base import MirrorMap
+from fcocheck.solvers.errors import InvalidMirrorMapError
+from fcocheck.solvers.mirror_maps.base import MirrorMap
 
 
 @dataclass(frozen=True, eq=False)

@@ -15,8 +15,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from solvers.problem import Problem
-from solvers.reference.gram import share_with_centred
+from fcocheck.solvers.problem import Problem
+from fcocheck.solvers.reference.gram import share_with_centred
 
 CENTRED_LOSSES = ("squares", "matrix", "ridge")
 

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers.errors import CertificationError
-from solvers.problem import Problem
-from solvers.reference.gram import GramForm
-from solvers.regularizers import FreeTail
+from fcocheck.solvers.errors import CertificationError
+from fcocheck.solvers.problem import Problem
+from fcocheck.solvers.reference.gram import GramForm
+from fcocheck.solvers.regularizers import FreeTail
 
 EPS = float(np.finfo(float).eps)
 ROUNDING = 64.0 * EPS

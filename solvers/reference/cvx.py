@@ -13,10 +13,10 @@ import warnings
 import cvxpy as cp
 import numpy as np
 
-from solvers.problem import Problem
-from solvers.reference.cvx_result import CvxResult
-from solvers.reference.gram import GramForm
-from solvers.regularizers import (
+from fcocheck.solvers.problem import Problem
+from fcocheck.solvers.reference.cvx_result import CvxResult
+from fcocheck.solvers.reference.gram import GramForm
+from fcocheck.solvers.regularizers import (
     L1,
     Box,
     ElasticNet,

@@ -15,7 +15,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from solvers.problem import Problem
+from fcocheck.solvers.problem import Problem
 
 QUADRATIC_LOSSES = ("squares", "matrix", "ridge", "quadratic")
 

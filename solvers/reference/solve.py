@@ -21,19 +21,19 @@ from typing import Any
 
 import numpy as np
 
-from solvers.errors import CertificationError
-from solvers.problem import Problem
-from solvers.reference.centring import centred
-from solvers.reference.certificate import (
+from fcocheck.solvers.errors import CertificationError
+from fcocheck.solvers.problem import Problem
+from fcocheck.solvers.reference.centring import centred
+from fcocheck.solvers.reference.certificate import (
     Certificate,
     glm_gap,
     gram_gap,
     kkt_certificate,
     prox_grad_norm,
 )
-from solvers.reference.fista import fista, fista_backtracking, proximal_gradient
-from solvers.reference.gram import QUADRATIC_LOSSES, GramForm, gram_form
-from solvers.smoothness import global_smoothness
+from fcocheck.solvers.reference.fista import fista, fista_backtracking, proximal_gradient
+from fcocheck.solvers.reference.gram import QUADRATIC_LOSSES, GramForm, gram_form
+from fcocheck.solvers.smoothness import global_smoothness
 
 GLOBAL = "certified global optimum"
 STATIONARY = "stationary, not global"
@@ -140,7 +140,7 @@ def reference_solve(problem: Problem, tol: float = 1e-10, agree_tol: float = 1e-
                            iterations=its))
 
     if cached_cvx is None:
-        from solvers.reference.cvx import cvx_solve  # cvxpy takes ~1 s to import: only when solving
+        from fcocheck.solvers.reference.cvx import cvx_solve  # cvxpy takes ~1 s to import: only when solving
 
         cvx = cvx_solve(problem, smooth.gram, cvx_solver)
     else:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from solvers.errors import InvalidRegularizerError
-from solvers.regularizers.base import Regularizer, Zero
-from solvers.regularizers.free_tail import FreeTail
-from solvers.regularizers.group import GroupLasso
-from solvers.regularizers.norms import L1, ElasticNet, L2Squared, soft_threshold
-from solvers.regularizers.nuclear import Nuclear
-from solvers.regularizers.sets import (
+from fcocheck.solvers.errors import InvalidRegularizerError
+from fcocheck.solvers.regularizers.base import Regularizer, Zero
+from fcocheck.solvers.regularizers.free_tail import FreeTail
+from fcocheck.solvers.regularizers.group import GroupLasso
+from fcocheck.solvers.regularizers.norms import L1, ElasticNet, L2Squared, soft_threshold
+from fcocheck.solvers.regularizers.nuclear import Nuclear
+from fcocheck.solvers.regularizers.sets import (
     Box,
     L1Ball,
     L2Ball,
@@ -19,8 +19,8 @@ from solvers.regularizers.sets import (
     Simplex,
     project_simplex,
 )
-from solvers.regularizers.weakly_convex import MCP, SCAD
-from solvers.spec import build_from_spec, closest
+from fcocheck.solvers.regularizers.weakly_convex import MCP, SCAD
+from fcocheck.solvers.spec import build_from_spec, closest
 
 REGISTRY: dict[str, type[Regularizer]] = {
     cls.name: cls

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from solvers.errors import InvalidRegularizerError, InvalidStepSizeError
+from fcocheck.solvers.errors import InvalidRegularizerError, InvalidStepSizeError
 
 # Relative slack used when a dual point is scaled into dom ψ*: strictly inside, so that
 # rounding can never push it out (the price is < 1e-15 relative in the duality gap).

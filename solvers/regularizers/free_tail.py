@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from solvers.regularizers.base import Regularizer
+from fcocheck.solvers.regularizers.base import Regularizer
 
 
 @dataclass(frozen=True, eq=False)

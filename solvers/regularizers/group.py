@@ -7,8 +7,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from solvers.errors import InvalidRegularizerError
-from solvers.regularizers.base import DUAL_SHRINK, Regularizer, check_nonnegative
+from fcocheck.solvers.errors import InvalidRegularizerError
+from fcocheck.solvers.regularizers.base import DUAL_SHRINK, Regularizer, check_nonnegative
 
 
 @dataclass(frozen=True, eq=False)

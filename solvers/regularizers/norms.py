@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from solvers.regularizers.base import DUAL_SHRINK, Regularizer, check_nonnegative
+from fcocheck.solvers.regularizers.base import DUAL_SHRINK, Regularizer, check_nonnegative
 
 
 def soft_threshold(v: np.ndarray, tau: Any) -> np.ndarray:

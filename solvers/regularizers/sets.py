@@ -11,8 +11,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from solvers.errors import InvalidRegularizerError
-from solvers.regularizers.base import Regularizer, check_nonnegative, feasibility_tolerance
+from fcocheck.solvers.errors import InvalidRegularizerError
+from fcocheck.solvers.regularizers.base import Regularizer, check_nonnegative, feasibility_tolerance
 
 
 def project_simplex(v: np.ndarray, radius: float = 1.0) -> np.ndarray:

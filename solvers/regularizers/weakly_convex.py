@@ -11,8 +11,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from solvers.errors import InvalidRegularizerError
-from solvers.regularizers.base import Regularizer, check_nonnegative
+from fcocheck.solvers.errors import InvalidRegularizerError
+from fcocheck.solvers.regularizers.base import Regularizer, check_nonnegative
 
 
 @dataclass(frozen=True, eq=False)

@@ -21,15 +21,20 @@ PACKAGES = ("solvers", "rates", "verify", "reports")
 
 
 def copy_tree(dest: Path) -> Path:
-    """The four packages (no tests, no caches) under ``dest``."""
+    """The installed layout (``dest/fcocheck/`` with the four packages inside; no tests, no caches).
+
+    ``PYTHONPATH=dest`` then imports ``fcocheck.*`` from the copy, ahead of the project's own
+    editable install.  Patches apply inside ``dest/fcocheck`` (their paths are the folders').
+    """
+    shutil.copytree(ROOT / "fcocheck", dest / "fcocheck", ignore=shutil.ignore_patterns("__pycache__"))
     for pkg in PACKAGES:
-        shutil.copytree(ROOT / pkg, dest / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(ROOT / pkg, dest / "fcocheck" / pkg, ignore=shutil.ignore_patterns("__pycache__"))
     return dest
 
 
 def check(tree: Path, algorithms: tuple[str, ...], out: Path) -> tuple[int, dict[tuple[str, str], str]]:
     """Exit code and {(algorithm, column): outcome} of ``check --quick`` on ``tree``."""
-    cmd = [sys.executable, "-m", "reports.cli", "check", "--quick", "--json", "--out", str(out)]
+    cmd = [sys.executable, "-m", "fcocheck.reports.cli", "check", "--quick", "--json", "--out", str(out)]
     for a in algorithms:
         cmd += ["--algorithm", a]
     env = {**os.environ, "PYTHONPATH": str(tree)}
@@ -50,7 +55,7 @@ def run_one(m: Mutant) -> dict:
         base_code, base = check(clean, m.algorithms, tmp / "out-clean")
         bad = copy_tree(tmp / "mutant")
         patch = ROOT / "tests" / "mutants" / f"{m.name}.patch"
-        subprocess.run(["patch", "-p1", "-s", "-i", str(patch)], cwd=bad, check=True)
+        subprocess.run(["patch", "-p1", "-s", "-i", str(patch)], cwd=bad / "fcocheck", check=True)
         code, cells = check(bad, m.algorithms, tmp / "out-mutant")
     changed = sorted(
         f"{a}:{c} {base.get((a, c))} → {o}" for (a, c), o in cells.items() if base.get((a, c)) != o

@@ -2,9 +2,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from rates import algebra, checks
-from rates.catalog import THEOREMS, THM_4_1, THM_4_2, THM_4_3, get
-from rates.symbols import B, G, K, L, M, R, eta_c, sigma, zeta
+from fcocheck.rates import algebra, checks
+from fcocheck.rates.catalog import THEOREMS, THM_4_1, THM_4_2, THM_4_3, get
+from fcocheck.rates.symbols import B, G, K, L, M, R, eta_c, sigma, zeta
 
 
 def test_every_theorem_has_latex_citation_and_experiments():

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from rates.fit import contraction, floor, loglog_slope, nnls_terms
-from rates.verdict import (
+from fcocheck.rates.fit import contraction, floor, loglog_slope, nnls_terms
+from fcocheck.rates.verdict import (
     CONSISTENT,
     INCONCLUSIVE,
     INCONSISTENT,
@@ -96,7 +96,7 @@ def test_bad_input_named():
 def test_vectorised_bootstrap_slopes_equal_per_resample_least_squares():
     """The closed-form slopes of every resample equal numpy's lstsq on the same resample (1e-12),
     and a resample whose x does not vary is NaN (dropped), as before."""
-    from rates.fit import _line, _slopes
+    from fcocheck.rates.fit import _line, _slopes
 
     rng = np.random.default_rng(7)
     lx = np.log(np.array([1.0, 2.0, 4.0, 8.0, 16.0]))

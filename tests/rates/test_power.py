@@ -11,9 +11,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rates.power import Violation, bound_violations, exponent_violations, powered, rate_violations, retrend
-from rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
-from verify.experiments import judge
+from fcocheck.rates.power import (
+    Violation,
+    bound_violations,
+    exponent_violations,
+    powered,
+    rate_violations,
+    retrend,
+)
+from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
+from fcocheck.verify.experiments import judge
 
 RNG = np.random.default_rng(0)
 
@@ -32,7 +39,7 @@ M_SVRG = np.array([200.0, 400.0, 800.0, 1600.0, 3200.0])
 
 
 def test_retrend_keeps_the_noise_and_sets_the_slope():
-    from rates.fit import loglog_slope
+    from fcocheck.rates.fit import loglog_slope
 
     Y = noisy(3.0 * R_TUNED**-0.7)
     Z = retrend(R_TUNED, Y, 0.4)
@@ -104,7 +111,7 @@ def test_two_sided_rule_rejects_a_floor_flat_in_M():
 
 @pytest.mark.parametrize("law", ["1/t", "1/√t", "1/t²", "1/log t"])
 def test_linear_rule_rejects_sublinear_decays(law):
-    from rates.power import SUBLINEAR
+    from fcocheck.rates.power import SUBLINEAR
 
     t = np.arange(1, 121, dtype=float)
     Y = noisy(SUBLINEAR[law](t), noise=0.02)
@@ -121,7 +128,7 @@ def test_linear_rule_accepts_a_geometric_decay_and_rejects_every_counterfeit():
 
 def test_rate_counterfeits_fall_by_the_measured_factor():
     t = np.arange(100, dtype=float)
-    from rates.power import SUBLINEAR
+    from fcocheck.rates.power import SUBLINEAR
 
     Y = noisy(0.9**t, noise=0.0)
     measured = np.log(Y[:, 0] / Y[:, -1]).mean()
@@ -168,8 +175,8 @@ def test_violation_sets_name_what_they_break():
 
 def test_a_wide_interval_that_excludes_the_claim_is_inconsistent_not_inconclusive():
     """A ζ^3…ζ^8 growth with a wide interval still contradicts 'flat' (the FedMiD-avg control)."""
-    from rates.fit import SlopeFit
-    from rates.verdict import exponent_verdict
+    from fcocheck.rates.fit import SlopeFit
+    from fcocheck.rates.verdict import exponent_verdict
 
     wide_far = SlopeFit(5.0, 0.0, 3.0, 7.9, 0.9, "bootstrap", 5, 1)
     assert exponent_verdict(wide_far, 0.0).status == INCONSISTENT
@@ -179,7 +186,7 @@ def test_a_wide_interval_that_excludes_the_claim_is_inconsistent_not_inconclusiv
 
 
 def test_local_slopes_rule_judges_every_segment_of_a_deterministic_curve():
-    from rates.verdict import local_slopes_verdict
+    from fcocheck.rates.verdict import local_slopes_verdict
 
     x = np.array([1.0, 2.0, 4.0, 8.0])
     assert local_slopes_verdict(x, x**4, 2.0, "lower").status == CONSISTENT

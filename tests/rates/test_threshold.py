@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import rates.threshold as threshold
-from rates.threshold import REL_TOL, above, at_least, at_most, below
-from rates.verdict import (
+import fcocheck.rates.threshold as threshold
+from fcocheck.rates.threshold import REL_TOL, above, at_least, at_most, below
+from fcocheck.rates.verdict import (
     CONSISTENT,
     INCONCLUSIVE,
     MIN_SPAN,
@@ -23,7 +23,7 @@ from rates.verdict import (
     local_slopes_verdict,
     one_constant_verdict,
 )
-from verify.experiments import judge
+from fcocheck.verify.experiments import judge
 
 ROUNDINGS = [4.0, 3.9999999999999996]  # numpy's vectorised (80/10)**(2/3), and Python's / libm's
 

@@ -6,12 +6,12 @@ import math
 
 import pytest
 
-from rates.catalog import get
-from rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT
-from rates.worstcase.methods import METHODS
-from rates.worstcase.solve import worst_case
-from rates.worstcase.spec import InvalidWorstCaseError, PepSpec, check_spec
-from rates.worstcase.tightness import growth, soundness_verdict, tightness_rows, tightness_verdict
+from fcocheck.rates.catalog import get
+from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT
+from fcocheck.rates.worstcase.methods import METHODS
+from fcocheck.rates.worstcase.solve import worst_case
+from fcocheck.rates.worstcase.spec import InvalidWorstCaseError, PepSpec, check_spec
+from fcocheck.rates.worstcase.tightness import growth, soundness_verdict, tightness_rows, tightness_verdict
 
 
 # ---- closed forms (Taylor, Hendrickx & Glineur 2017) ------------------------------------------
@@ -133,8 +133,8 @@ def test_the_real_worst_cases_reject_a_bound_of_the_wrong_shape():
     # times too optimistic, B/(η_c K² R): the smallest constant then grows like K — caught
     import sympy as sp
 
-    from rates.symbols import B, K, R, eta_c
-    from rates.theorem import Theorem
+    from fcocheck.rates.symbols import B, K, R, eta_c
+    from fcocheck.rates.theorem import Theorem
 
     wrong = Theorem("wrong", "", "", "", "lesssim", (("optimisation", B / (eta_c * K**2 * R)),))
     right = get("fco-4.3")

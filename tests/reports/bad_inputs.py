@@ -81,7 +81,7 @@ def _store(kind: str) -> Callable[[Path], dict[str, str]]:
         elif kind == "truncated":
             path.write_bytes(b"SQLite format 3\x00" + b"\x00" * 84)
         elif kind == "good":
-            from verify.sweep import Store
+            from fcocheck.verify.sweep import Store
 
             with Store(path):
                 pass
@@ -97,7 +97,7 @@ def _existing_file(tmp: Path) -> dict[str, str]:
 
 def generator_cases() -> list[Case]:
     """Per generator: an unknown parameter, a zero size, a non-numeric and a non-finite value, bad seeds."""
-    from solvers.generators import GENERATORS, parameters
+    from fcocheck.solvers.generators import GENERATORS, parameters
 
     out: list[Case] = []
     for g in GENERATORS:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reports.cli import main
+from fcocheck.reports.cli import main
 
 from .bad_inputs import all_cases
 

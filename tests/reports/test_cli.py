@@ -2,7 +2,7 @@
 
 import json
 
-from reports.cli import main
+from fcocheck.reports.cli import main
 
 
 def test_problems_json(capsys):
@@ -48,7 +48,7 @@ def test_solve_cache_reuses_cvxpy_and_constants_and_cannot_pass_a_bad_entry(tmp_
     corrupt file is a miss; constants are reused only for the bit-identical w*; --no-cache writes nothing."""
     import json as _json
 
-    from reports import solve_cache
+    from fcocheck.reports import solve_cache
 
     monkeypatch.setenv("FCOCHECK_CACHE", str(tmp_path / "cache"))
     argv = ["solve", "quadratics", "--param", "d=8", "--seed", "2", "--json"]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from reports.cli import main
-from verify import invariants
-from verify.evidence import Evidence
-from verify.invariants.base import Invariant
+from fcocheck.reports.cli import main
+from fcocheck.verify import invariants
+from fcocheck.verify.evidence import Evidence
+from fcocheck.verify.invariants.base import Invariant
 
 
 def test_check_one_algorithm_json(tmp_path, capsys):

@@ -7,9 +7,9 @@ import sys
 import numpy as np
 import pytest
 
-from reports.cli import main
-from solvers.algorithms import ALGORITHMS
-from solvers.engine import Trace
+from fcocheck.reports.cli import main
+from fcocheck.solvers.algorithms import ALGORITHMS
+from fcocheck.solvers.engine import Trace
 
 SMALL = ["--problem", "lasso-paper", "--problem-param", "clients=4", "--problem-param", "samples=10",
          "--problem-param", "d=8", "--problem-param", "nnz=3"]
@@ -75,7 +75,7 @@ def test_out_must_be_npz(tmp_path, capsys):
 
 def test_console_script_runs_from_python(tmp_path):
     out = tmp_path / "x.npz"
-    code = ("import sys; from reports.cli import main; sys.exit(main(sys.argv[1:]))")
+    code = ("import sys; from fcocheck.reports.cli import main; sys.exit(main(sys.argv[1:]))")
     proc = subprocess.run([sys.executable, "-c", code, "run", "pgm", *SMALL, "--rounds", "2", "--eta", "0.1",
                            "--no-reference", "--out", str(out)], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
@@ -148,11 +148,13 @@ def test_version_and_a_closed_pipe(tmp_path):
     import subprocess
     import sys
 
-    v = subprocess.run([sys.executable, "-m", "reports.cli", "--version"], capture_output=True, text=True)
+    v = subprocess.run([sys.executable, "-m", "fcocheck.reports.cli", "--version"], capture_output=True,
+                       text=True)
     assert v.returncode == 0 and v.stdout.startswith("fcocheck ")
     import fcntl
 
-    p = subprocess.Popen([sys.executable, "-m", "reports.cli", "theorems", "--json", "--samples", "50"],
+    p = subprocess.Popen([sys.executable, "-m", "fcocheck.reports.cli", "theorems", "--json",
+                          "--samples", "50"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     fcntl.fcntl(p.stdout.fileno(), 1031, 4096)  # F_SETPIPE_SZ: 4 KiB, so the ~19 KB output blocks
     p.stdout.read(10)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reports.drawer import Drawer
-from reports.plotdata import Figure, Line, Panel
+from fcocheck.reports.drawer import Drawer
+from fcocheck.reports.plotdata import Figure, Line, Panel
 
 
 def _figure(stem: str) -> Figure:
@@ -38,7 +38,7 @@ def test_a_figure_that_cannot_be_drawn_raises_at_wait(tmp_path):
 
 
 def test_log_tick_labels_are_powers_of_ten_in_superscripts_and_nothing_else():
-    from reports.draw import _power_of_ten
+    from fcocheck.reports.draw import _power_of_ten
 
     assert [_power_of_ten(x) for x in (1e-12, 1e-3, 1.0, 10.0, 1e5)] == ["10⁻¹²", "10⁻³", "10⁰", "10¹", "10⁵"]
     assert _power_of_ten(3.0) == "3×10⁰" and _power_of_ten(1.6e-6) == "1.6×10⁻⁶"  # off the decades

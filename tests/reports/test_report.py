@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reports.cli import main
+from fcocheck.reports.cli import main
 
 EXPERIMENTS = ["fco-eq-4.5", "fco-lemma-4.5-eta", "fedcanon-pl-linear", "fco-4.1-minibatch"]
 ARGS = [a for e in EXPERIMENTS for a in ("--experiment", e)] + [
@@ -155,7 +155,7 @@ def test_the_report_reads_as_a_paper_would(report):
 
 
 def test_text_helpers():
-    from reports.text import mathml, readable, shorten
+    from fcocheck.reports.text import mathml, readable, shorten
 
     assert readable("FedCanon (seed 003) and x = 7.999999999999999") == "FedCanon [2] and x = 8"
     assert readable("FO16 eq. (5), SPEC §4") == (

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from reports.cli import main
-from solvers.errors import CertificationError
-from verify.report_jobs import write_files
-from verify.safe_paths import UnsafePathError, inside
+from fcocheck.reports.cli import main
+from fcocheck.solvers.errors import CertificationError
+from fcocheck.verify.report_jobs import write_files
+from fcocheck.verify.safe_paths import UnsafePathError, inside
 
 ARGS = ["--experiment", "fco-eq-4.5", "--algorithm", "none", "--reproduction", "fedcanon-table3",
         "--reproduction", "fedcanon-fig1", "--reproduction", "fco-curse", "--workers", "1", "--no-progress"]
@@ -33,7 +33,7 @@ def _report(tmp_path: Path) -> tuple[int, dict]:
 def test_every_run_diverging_is_a_result_not_a_crash(tmp_path, monkeypatch):
     import importlib
 
-    engine = importlib.import_module("solvers.engine.run")  # the module, not the function it exports
+    engine = importlib.import_module("fcocheck.solvers.engine.run")  # the module, not the function it exports
     monkeypatch.setattr(engine, "diverged", lambda log, scale: True)
     code, data = _report(tmp_path)
     reps = {r["name"]: r["status"] for r in data["reproductions"]}
@@ -45,7 +45,7 @@ def test_every_run_diverging_is_a_result_not_a_crash(tmp_path, monkeypatch):
 
 
 def test_references_that_fail_to_certify_are_recorded_errors(tmp_path, monkeypatch):
-    from verify.sweep import task
+    from fcocheck.verify.sweep import task
 
     def uncertified(config, references=None):
         raise CertificationError("planted: the reference could not be certified")
@@ -84,8 +84,8 @@ def test_symlink_escape_is_refused(tmp_path):
 
 def test_crafted_store_cannot_make_the_report_write_outside_out(tmp_path, capsys):
     """A well-formed store whose conformance payload names ../ and absolute files: exit 2."""
-    from verify.sweep import Store
-    from verify.sweep.version import code_version
+    from fcocheck.verify.sweep import Store
+    from fcocheck.verify.sweep.version import code_version
 
     store = tmp_path / "s.sqlite"
     evil = {"status": "done", "cells": [], "files": {

@@ -12,11 +12,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from solvers.algorithms import ALGORITHMS
-from solvers.engine import run
-from solvers.generators import generate
-from solvers.oracles import Oracle, parse_oracle
-from solvers.reference import reference_solve
+from fcocheck.solvers.algorithms import ALGORITHMS
+from fcocheck.solvers.engine import run
+from fcocheck.solvers.generators import generate
+from fcocheck.solvers.oracles import Oracle, parse_oracle
+from fcocheck.solvers.reference import reference_solve
 
 NAMES = sorted(ALGORITHMS)
 R, K, P = 4, 3, 3

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solvers.batched_squares import back, predict_cols, predict_rows, squares_grads
-from solvers.generators import generate
-from solvers.kernels import Kernel
+from fcocheck.solvers.batched_squares import back, predict_cols, predict_rows, squares_grads
+from fcocheck.solvers.generators import generate
+from fcocheck.solvers.kernels import Kernel
 
 
 def transcription(X, Y, W, intercept):

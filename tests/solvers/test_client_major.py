@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import solvers.algorithms.primitives as prim
-from solvers.algorithms import fused_steps
-from solvers.engine import run
-from solvers.engine.run import prepare
-from solvers.generators import generate
-from solvers.kernels import BLOCK, Kernel
+import fcocheck.solvers.algorithms.primitives as prim
+from fcocheck.solvers.algorithms import fused_steps
+from fcocheck.solvers.engine import run
+from fcocheck.solvers.engine.run import prepare
+from fcocheck.solvers.generators import generate
+from fcocheck.solvers.kernels import BLOCK, Kernel
 
 FAMILY = {
     "feddualavg": {"eta_c": 0.05, "local_steps": 4},
@@ -156,7 +156,7 @@ def test_client_major_only_where_it_is_exact_and_pays(oracle, record, clients, w
 
 @pytest.mark.parametrize("mirror", ["euclidean", "pnorm"])
 def test_blockwise_discrepancies_are_the_discrepancy_bit_for_bit(mirror):
-    from solvers.mirror_maps import Euclidean, PNorm
+    from fcocheck.solvers.mirror_maps import Euclidean, PNorm
 
     h = Euclidean() if mirror == "euclidean" else PNorm(p=1.5)
     rng = np.random.default_rng(5)

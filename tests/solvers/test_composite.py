@@ -7,11 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from solvers.composite import composite_map
-from solvers.errors import NoClosedFormError
-from solvers.mirror_maps import DiagonalQuadratic, Entropy, Euclidean, FreeTailMirror, PNorm
-from solvers.reference.cvx import psi_expression
-from solvers.regularizers import (
+from fcocheck.solvers.composite import composite_map
+from fcocheck.solvers.errors import NoClosedFormError
+from fcocheck.solvers.mirror_maps import DiagonalQuadratic, Entropy, Euclidean, FreeTailMirror, PNorm
+from fcocheck.solvers.reference.cvx import psi_expression
+from fcocheck.solvers.regularizers import (
     L1,
     MCP,
     SCAD,
@@ -109,7 +109,7 @@ def test_pairs_without_closed_form_are_refused(h, psi):
 def test_the_coordinatewise_intercept_path_is_the_strided_one_bit_for_bit(psi):
     """Euclidean h + separable ψ with a free intercept: the whole-array map equals the map on the
     model coordinates (per-coordinate t takes the strided path and is the reference), z untouched."""
-    from solvers.composite import make_composite
+    from fcocheck.solvers.composite import make_composite
 
     rng = np.random.default_rng(7)
     z = rng.standard_normal((9, 6))
@@ -124,7 +124,7 @@ def test_the_coordinatewise_intercept_path_is_the_strided_one_bit_for_bit(psi):
 
 def test_a_coupled_psi_must_not_take_the_coordinatewise_path():
     """Power of the guard: the group lasso on the whole row (intercept included) is another point."""
-    from solvers.composite import make_composite
+    from fcocheck.solvers.composite import make_composite
 
     z = np.random.default_rng(8).standard_normal((4, 6))
     psi = GroupLasso(0.4, groups=(0, 0, 0, 0, 0))

@@ -9,8 +9,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from solvers.digest import _CACHE, instance_sha256
-from solvers.generators import generate
+from fcocheck.solvers.digest import _CACHE, instance_sha256
+from fcocheck.solvers.generators import generate
 
 
 def test_digest_is_memoised_per_instance_and_follows_the_data():

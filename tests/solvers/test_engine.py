@@ -7,9 +7,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from solvers import algorithms
-from solvers.engine import Trace, run
-from solvers.errors import (
+from fcocheck.solvers import algorithms
+from fcocheck.solvers.engine import Trace, run
+from fcocheck.solvers.errors import (
     InvalidAlgorithmError,
     InvalidHyperparameterError,
     InvalidOracleError,
@@ -17,10 +17,10 @@ from solvers.errors import (
     InvalidStepSizeError,
     NoClosedFormError,
 )
-from solvers.generators import generate
-from solvers.mirror_maps import PNorm
-from solvers.reference import reference_solve
-from solvers.regularizers import MCP, Nuclear
+from fcocheck.solvers.generators import generate
+from fcocheck.solvers.mirror_maps import PNorm
+from fcocheck.solvers.reference import reference_solve
+from fcocheck.solvers.regularizers import MCP, Nuclear
 
 
 @pytest.fixture(scope="module")

@@ -9,14 +9,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solvers import algorithms
-from solvers.engine import run
-from solvers.engine.run import prepare
-from solvers.errors import InvalidHyperparameterError, InvalidProblemError, InvalidStepSizeError
-from solvers.generators import generate
-from solvers.problem import Problem
-from solvers.reference import reference_solve
-from solvers.regularizers import MCP, Zero
+from fcocheck.solvers import algorithms
+from fcocheck.solvers.engine import run
+from fcocheck.solvers.engine.run import prepare
+from fcocheck.solvers.errors import InvalidHyperparameterError, InvalidProblemError, InvalidStepSizeError
+from fcocheck.solvers.generators import generate
+from fcocheck.solvers.problem import Problem
+from fcocheck.solvers.reference import reference_solve
+from fcocheck.solvers.regularizers import MCP, Zero
 
 R = 12
 

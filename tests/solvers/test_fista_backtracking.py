@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers.generators import generate
-from solvers.reference.certificate import glm_gap
-from solvers.reference.fista import fista, fista_backtracking
-from solvers.reference.solve import _smooth_part
+from fcocheck.solvers.generators import generate
+from fcocheck.solvers.reference.certificate import glm_gap
+from fcocheck.solvers.reference.fista import fista, fista_backtracking
+from fcocheck.solvers.reference.solve import _smooth_part
 
 
 def test_backtracking_reaches_the_same_certified_point_in_fewer_steps_on_large_margins():

@@ -8,14 +8,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-import solvers.algorithms.primitives as prim
-from solvers.algorithms import fused_steps as fs
-from solvers.algorithms.base import eta_tilde
-from solvers.engine.run import prepare
-from solvers.generators import generate
-from solvers.kernels import Kernel
-from solvers.mirror_maps import Euclidean, FreeTailMirror, PNorm
-from solvers.regularizers import L1, FreeTail, L2Squared, Zero
+import fcocheck.solvers.algorithms.primitives as prim
+from fcocheck.solvers.algorithms import fused_steps as fs
+from fcocheck.solvers.algorithms.base import eta_tilde
+from fcocheck.solvers.engine.run import prepare
+from fcocheck.solvers.generators import generate
+from fcocheck.solvers.kernels import Kernel
+from fcocheck.solvers.mirror_maps import Euclidean, FreeTailMirror, PNorm
+from fcocheck.solvers.regularizers import L1, FreeTail, L2Squared, Zero
 
 
 def base(**kw):

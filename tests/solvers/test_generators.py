@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solvers.constants import compute_constants
-from solvers.generators import GENERATORS, generate
+from fcocheck.solvers.constants import compute_constants
+from fcocheck.solvers.generators import GENERATORS, generate
 
 SMALL = {
     "lasso-paper": {"clients": 8, "samples": 32, "d": 40, "nnz": 10},
@@ -48,7 +48,7 @@ def test_reported_L_bounds_gradient_differences(name):
 @pytest.mark.parametrize("name", ["lasso-paper", "lowrank-paper", "quadratics", "ridge", "simplex-ls"])
 def test_quadratic_L_is_attained(name):
     """For quadratic losses L = λ_max(H) exactly: the top eigenvector attains it."""
-    from solvers.reference import gram_form
+    from fcocheck.solvers.reference import gram_form
 
     p = generate(name, **SMALL[name])
     e, V = gram_form(p).eig

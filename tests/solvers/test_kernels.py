@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from solvers.generators import generate
-from solvers.kernels import Kernel, choose_strategy
-from solvers.oracles import parse_oracle
+from fcocheck.solvers.generators import generate
+from fcocheck.solvers.kernels import Kernel, choose_strategy
+from fcocheck.solvers.oracles import parse_oracle
 
 CASES = [
     ("lasso-paper", {"clients": 3, "samples": 7, "d": 5, "nnz": 2}),
@@ -100,7 +100,7 @@ def test_oracles_act_on_the_served_clients_only():
 
 def test_blocked_batched_kernel_is_bitwise_the_unblocked_one(monkeypatch):
     """Blocks run on threads; every client's numbers must not depend on the block size."""
-    import solvers.kernels as kernels
+    import fcocheck.solvers.kernels as kernels
 
     p = generate("lasso-paper", clients=9, samples=5, d=6, nnz=2)
     W = np.random.default_rng(3).standard_normal((p.M, p.dim))

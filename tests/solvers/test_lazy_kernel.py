@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from solvers.algorithms.lazy_kernel import LOSS_CODES, dphi, lazy_steps
-from solvers.algorithms.samples import (
+from fcocheck.solvers.algorithms.lazy_kernel import LOSS_CODES, dphi, lazy_steps
+from fcocheck.solvers.algorithms.samples import (
     Pass,
     _psi_factor,
     client_columns,
@@ -23,8 +23,8 @@ from solvers.algorithms.samples import (
     sequences,
     svrg_pass,
 )
-from solvers.generators import generate
-from solvers.losses.scalar import _SCALAR, scalar_loss
+from fcocheck.solvers.generators import generate
+from fcocheck.solvers.losses.scalar import _SCALAR, scalar_loss
 
 
 def lockstep(loss, rows, client, step, A, pos_entry, entry_scale, xg, y, d0, rho, h, c, U, s, beta):

@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from solvers.errors import InvalidMirrorMapError
-from solvers.mirror_maps import DiagonalQuadratic, Entropy, Euclidean, FreeTailMirror, PNorm, make
+from fcocheck.solvers.errors import InvalidMirrorMapError
+from fcocheck.solvers.mirror_maps import DiagonalQuadratic, Entropy, Euclidean, FreeTailMirror, PNorm, make
 from tests.solvers.strategies import vectors
 
 D = 5

@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solvers.engine import run
-from solvers.generators import generate
-from solvers.reference import reference_solve
+from fcocheck.solvers.engine import run
+from fcocheck.solvers.generators import generate
+from fcocheck.solvers.reference import reference_solve
 
 KW = {"rounds": 100, "oracle": "minibatch:10", "seed": 0}
 FEDDUALAVG = {"eta_c": 0.02, "eta_s": 1.0, "local_steps": 10}

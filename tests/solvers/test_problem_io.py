@@ -5,18 +5,18 @@ import json
 import numpy as np
 import pytest
 
-from solvers.errors import (
+from fcocheck.solvers.errors import (
     FcocheckError,
     InvalidInstanceFileError,
     InvalidOracleError,
     InvalidProblemError,
 )
-from solvers.generators import generate
-from solvers.instance_io import load_instance, save_instance
-from solvers.mirror_maps import Entropy, Euclidean
-from solvers.oracles import parse_oracle
-from solvers.problem import Problem, uniform_weights
-from solvers.regularizers import L1, Nuclear
+from fcocheck.solvers.generators import generate
+from fcocheck.solvers.instance_io import load_instance, save_instance
+from fcocheck.solvers.mirror_maps import Entropy, Euclidean
+from fcocheck.solvers.oracles import parse_oracle
+from fcocheck.solvers.problem import Problem, uniform_weights
+from fcocheck.solvers.regularizers import L1, Nuclear
 
 
 @pytest.mark.parametrize("name,params", [

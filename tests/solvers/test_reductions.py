@@ -7,9 +7,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from solvers.engine import run
-from solvers.generators import generate
-from solvers.regularizers import L1, Zero
+from fcocheck.solvers.engine import run
+from fcocheck.solvers.generators import generate
+from fcocheck.solvers.regularizers import L1, Zero
 
 RTOL, ATOL = 1e-12, 1e-13
 

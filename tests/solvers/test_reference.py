@@ -7,12 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solvers.generators import generate
-from solvers.mirror_maps import Euclidean
-from solvers.problem import Problem, uniform_weights
-from solvers.reference import GLOBAL, STATIONARY, gram_form, prox_grad_norm, reference_solve
-from solvers.reference.certificate import glm_gap, gram_gap
-from solvers.regularizers import L1
+from fcocheck.solvers.generators import generate
+from fcocheck.solvers.mirror_maps import Euclidean
+from fcocheck.solvers.problem import Problem, uniform_weights
+from fcocheck.solvers.reference import GLOBAL, STATIONARY, gram_form, prox_grad_norm, reference_solve
+from fcocheck.solvers.reference.certificate import glm_gap, gram_gap
+from fcocheck.solvers.regularizers import L1
 
 
 def tiny_lasso(seed: int, d: int = 3, lam: float = 0.3) -> Problem:
@@ -111,7 +111,7 @@ def test_paper_instances_certified_to_1e10(name):
 ])
 def test_paper_variants_certified_and_recovered(name, params):
     """The slides' variants: certified to 1e-10, and the centralised optimum recovers the truth."""
-    from solvers.metrics import recovery
+    from fcocheck.solvers.metrics import recovery
 
     problem = generate(name, **params)
     sol = reference_solve(problem)
@@ -179,8 +179,8 @@ def test_the_old_difference_form_was_fooled_by_the_offset():
 
 
 def test_negative_gap_beyond_rounding_is_an_error_never_zero():
-    from solvers.errors import CertificationError
-    from solvers.reference.certificate import _gap_certificate
+    from fcocheck.solvers.errors import CertificationError
+    from fcocheck.solvers.reference.certificate import _gap_certificate
 
     problem = tiny_lasso(0)
     w = reference_solve(problem).w
@@ -217,7 +217,7 @@ def replace_offset(problem: Problem, offset: float) -> Problem:
 def test_an_uncertified_first_order_run_is_named_not_reported_as_a_disagreement():
     """FISTA cut short (max_iter) leaves a gap far above tol while cvxpy's point certifies: the
     error names the first-order failure and cvxpy's own gap; cvxpy alone is not accepted."""
-    from solvers.errors import CertificationError
+    from fcocheck.solvers.errors import CertificationError
 
     p = generate("sparse-logistic", clients=4, samples=20, d=10)
     with pytest.raises(CertificationError, match=r"certified only .* after 3 iterations.*CLARABEL's point"):
@@ -230,8 +230,8 @@ def test_the_uncentred_gram_form_derived_from_the_centred_twin_equals_the_built_
     two); it must equal the form built from the raw data, entry by entry, with an offset in x and y."""
     from dataclasses import replace
 
-    from solvers.reference import gram as gram_module
-    from solvers.reference.centring import centred
+    from fcocheck.solvers.reference import gram as gram_module
+    from fcocheck.solvers.reference.centring import centred
 
     p = generate("lasso-paper", clients=5, samples=30, d=12, nnz=4, bias=50.0)
     p = replace(p, X=tuple(x + 3.0 for x in p.X))  # an offset in every feature

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solvers.errors import InvalidRegularizerError, InvalidStepSizeError
-from solvers.reference.cvx import psi_expression
-from solvers.regularizers import L1, MCP, SCAD, L1Ball, Nuclear, make
+from fcocheck.solvers.errors import InvalidRegularizerError, InvalidStepSizeError
+from fcocheck.solvers.reference.cvx import psi_expression
+from fcocheck.solvers.regularizers import L1, MCP, SCAD, L1Ball, Nuclear, make
 from tests.solvers.strategies import convex_regularizers, steps, vectors, weakly_convex
 
 D = 6

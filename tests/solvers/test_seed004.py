@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from solvers.algorithms.samples import (
+from fcocheck.solvers.algorithms.samples import (
     Pass,
     frequency_scaling,
     full_gradient,
@@ -14,12 +14,12 @@ from solvers.algorithms.samples import (
     sequences,
     svrg_pass,
 )
-from solvers.engine import run
-from solvers.errors import InvalidOracleError, InvalidProblemError
-from solvers.generators import generate
-from solvers.problem import Problem, uniform_weights
-from solvers.reference import reference_solve
-from solvers.regularizers import L2Squared
+from fcocheck.solvers.engine import run
+from fcocheck.solvers.errors import InvalidOracleError, InvalidProblemError
+from fcocheck.solvers.generators import generate
+from fcocheck.solvers.problem import Problem, uniform_weights
+from fcocheck.solvers.reference import reference_solve
+from fcocheck.solvers.regularizers import L2Squared
 
 
 def _close(a, b, tol=1e-10):
@@ -226,7 +226,7 @@ def test_sparse_unequal_clients_run_and_descend(bow, name, hp):
 def test_sample_view_rows_equal_scipys_row_slices(name, params):
     """The per-step row gather of the single-sample loops returns A[rows].toarray() exactly, for dense
     and sparse data, repeated rows and any order (and the loops' iterates are unchanged bit for bit)."""
-    from solvers.algorithms.samples import sample_view
+    from fcocheck.solvers.algorithms.samples import sample_view
 
     p = generate(name, **params)
     view = sample_view(p, "test")
@@ -237,7 +237,7 @@ def test_sample_view_rows_equal_scipys_row_slices(name, params):
 
 def test_sample_view_row_and_the_vectorised_gather_agree_with_scipy():
     """Both access paths (one row; many rows, above FEW_ROWS) return scipy's rows exactly."""
-    from solvers.algorithms.samples import FEW_ROWS, sample_view
+    from fcocheck.solvers.algorithms.samples import FEW_ROWS, sample_view
 
     p = generate("bag-of-words", clients=6, d=40, words=5, min_size=3, max_size=8, mean_size=5.0)
     view = sample_view(p, "test")
@@ -251,7 +251,7 @@ def test_permutation_keys_permute_each_block_uniformly():
     the 0.1 % level over 6,000 blocks); keys without their random part fail the same test."""
     from scipy.stats import chisquare
 
-    from solvers.algorithms.samples import permutation_keys
+    from fcocheck.solvers.algorithms.samples import permutation_keys
 
     rng = np.random.default_rng(11)
     client = np.repeat(np.arange(6000), 3)

@@ -9,10 +9,11 @@ import importlib
 import numpy as np
 from threadpoolctl import threadpool_info
 
-from solvers.engine import run
-from solvers.generators import generate
+from fcocheck.solvers.engine import run
+from fcocheck.solvers.generators import generate
 
-engine_run = importlib.import_module("solvers.engine.run")  # the module (the package exports the function)
+# the module (the package exports the function)
+engine_run = importlib.import_module("fcocheck.solvers.engine.run")
 
 
 def blas_threads() -> set[int]:

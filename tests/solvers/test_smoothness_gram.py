@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from solvers.smoothness import second_moment, top_eigenvalue, top_second_moment
+from fcocheck.solvers.smoothness import second_moment, top_eigenvalue, top_second_moment
 
 
 def test_small_gram_equals_the_operator_dense_and_sparse_with_and_without_intercept():
@@ -27,8 +27,8 @@ def test_small_gram_equals_the_operator_dense_and_sparse_with_and_without_interc
 
 def test_global_smoothness_is_computed_once_per_problem(monkeypatch):
     """The memo returns the uncached value, once per problem object, and never another problem's."""
-    from solvers import smoothness
-    from solvers.generators import generate
+    from fcocheck.solvers import smoothness
+    from fcocheck.solvers.generators import generate
 
     calls = []
     real = smoothness._global_smoothness

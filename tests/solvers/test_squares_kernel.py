@@ -11,9 +11,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from solvers.generators import generate
-from solvers.kernels import Kernel
-from solvers.squares_kernel import offsets, pairwise_sum
+from fcocheck.solvers.generators import generate
+from fcocheck.solvers.kernels import Kernel
+from fcocheck.solvers.squares_kernel import offsets, pairwise_sum
 
 
 def _bits(a, b):
@@ -135,7 +135,7 @@ def test_the_comparison_sees_a_client_served_with_another_clients_rows():
 
 def test_out_of_range_rows_and_clients_are_refused_before_the_unchecked_loop():
     """Client 0 has 9 rows: row 9 would silently read client 1's first row in the compiled loop."""
-    from solvers.squares_kernel import squares_grads
+    from fcocheck.solvers.squares_kernel import squares_grads
 
     p = _problem([9, 14])
     W, G = np.zeros((2, p.dim)), np.empty((2, p.dim))

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 from hypothesis import strategies as st
 
-from solvers.algorithms.base import Counts, FedHyper, RoundLog, ServerState, hp_field
-from verify.relations import LocalObjective
-from verify.user import register
+from fcocheck.solvers.algorithms.base import Counts, FedHyper, RoundLog, ServerState, hp_field
+from fcocheck.verify.relations import LocalObjective
+from fcocheck.verify.user import register
 
 
 @dataclass(frozen=True)

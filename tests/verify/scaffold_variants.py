@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers.algorithms.base import Counts, RoundLog
-from solvers.algorithms.control import ControlHyper, ControlState, init_controls
-from verify.user import register
+from fcocheck.solvers.algorithms.base import Counts, RoundLog
+from fcocheck.solvers.algorithms.control import ControlHyper, ControlState, init_controls
+from fcocheck.verify.user import register
 
 
 def make_round(bug: str | None):

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from verify import claims
-from verify.claims import AGREES, DISAGREES, KNOWN, NO_CLAIM, UNVERIFIED, verdict
+from fcocheck.verify import claims
+from fcocheck.verify.claims import AGREES, DISAGREES, KNOWN, NO_CLAIM, UNVERIFIED, verdict
 
 
 def test_every_claim_names_its_source_and_a_valid_outcome():
-    from solvers import algorithms
-    from verify.properties import PROPERTIES
+    from fcocheck.solvers import algorithms
+    from fcocheck.verify.properties import PROPERTIES
 
     for (alg, prop), c in claims.CLAIMS.items():
         assert alg in algorithms.ALGORITHMS and prop in PROPERTIES
@@ -42,7 +42,7 @@ def test_verdicts(alg, prop, outcome, numbers, want):
 
 def test_check_exits_1_on_a_disagreeing_cell(tmp_path, monkeypatch, capsys):
     """A claim the code contradicts (SCAFFOLD's A claimed to fail) makes ``fcocheck check`` exit 1."""
-    from reports.cli import main
+    from fcocheck.reports.cli import main
 
     monkeypatch.setitem(claims.CLAIMS, ("scaffold", "A"), claims.Claim("fails", "planted contradiction"))
     code = main(["check", "--quick", "--algorithm", "scaffold", "--workers", "1", "--out", str(tmp_path)])

@@ -3,10 +3,10 @@ import json
 import numpy as np
 import pytest
 
-from rates.catalog import THEOREMS
-from rates.verdict import MIN_SPAN
-from reports.cli import main
-from verify.experiments import EXPERIMENTS, select
+from fcocheck.rates.catalog import THEOREMS
+from fcocheck.rates.verdict import MIN_SPAN
+from fcocheck.reports.cli import main
+from fcocheck.verify.experiments import EXPERIMENTS, select
 
 
 def test_every_theorem_has_an_experiment_and_back():
@@ -41,7 +41,7 @@ def test_lemma_4_4_needs_its_discrepancy_term_and_rejects_a_larger_error():
     """On heterogeneous Hessians (ℓ1-ball) the synchronised terms alone are exceeded at K = 8,
     ζ = 32: the verdict is consistent *with* power (deleting the term breaks it), and the same
     runs with Φ(ŵ) − Φ* raised above their right side are inconsistent."""
-    from verify.experiments import judge
+    from fcocheck.verify.experiments import judge
 
     res = EXPERIMENTS["fco-lemma-4.4"](quick=True, seed=0)
     (check,) = res.checks
@@ -64,10 +64,10 @@ def test_lemma_4_4_needs_its_discrepancy_term_and_rejects_a_larger_error():
 def test_lemma_4_4_on_a_common_hessian_says_it_has_no_power():
     """The earlier design (one Hessian for all clients): local updates average to the global one,
     the term never binds, and the rule prints 'inconclusive (no power)', never 'consistent'."""
-    from rates.catalog import LEMMA_4_4
-    from verify.experiments import judge
-    from verify.experiments.base import runs
-    from verify.experiments.instances import quadratics
+    from fcocheck.rates.catalog import LEMMA_4_4
+    from fcocheck.verify.experiments import judge
+    from fcocheck.verify.experiments.base import runs
+    from fcocheck.verify.experiments.instances import quadratics
 
     p, ref = quadratics(8.0, lam=0.05, assumption2=False)
     B = 0.5 * float(np.sum((ref.w - p.zero()) ** 2))
@@ -86,7 +86,7 @@ def test_lemma_4_4_on_a_common_hessian_says_it_has_no_power():
 def test_negative_control_a_sublinear_curve_fails_the_linear_rate_study():
     """The same run's Φ(ŵ) (the running average of a linearly converging sequence falls like 1/t)
     must fail the study that FedCanon's Φ(x^t) passes."""
-    from verify.experiments.others import fedcanon_pl
+    from fcocheck.verify.experiments.others import fedcanon_pl
 
     good = fedcanon_pl(True, 0)
     bad = fedcanon_pl(True, 0, metric="gap_avg")
@@ -105,7 +105,7 @@ def test_every_quick_experiment_runs_to_a_verdict():
 
 
 def test_a_raising_experiment_is_recorded_not_fatal():
-    from verify.experiments.base import Experiment
+    from fcocheck.verify.experiments.base import Experiment
 
     def boom(quick, seed):
         raise ValueError("planted")
@@ -126,7 +126,7 @@ def test_fedmid_small_step_limit_is_pgm_on_twice_psi():
 
 
 def test_a_known_disagreement_needs_its_diagnostic_and_never_hides_a_new_failure():
-    from rates.verdict import CONSISTENT, INCONSISTENT, KNOWN, Verdict, combine, known_disagreement
+    from fcocheck.rates.verdict import CONSISTENT, INCONSISTENT, KNOWN, Verdict, combine, known_disagreement
 
     bad = Verdict(INCONSISTENT, "exponent", "excludes 1")
     assert known_disagreement(bad, "ψ twice", True, "dev 6e-5").status == KNOWN
@@ -156,8 +156,8 @@ def test_cli_theorems_and_validate(capsys, tmp_path):
 
 def test_strict_fails_on_a_new_inconsistency(monkeypatch, capsys):
     """… and fails as soon as anything is inconsistent without a confirmed documented cause."""
-    from rates.verdict import INCONSISTENT, Verdict
-    from verify.experiments import base
+    from fcocheck.rates.verdict import INCONSISTENT, Verdict
+    from fcocheck.verify.experiments import base
 
     exp = EXPERIMENTS["fco-eq-4.5"]
     planted = base.Experiment(exp.name, exp.theorem, exp.summary, lambda quick, seed: base.Result(
@@ -172,9 +172,9 @@ def test_fedmid_avg_converges_to_the_certified_optimum_where_printed_fedmid_does
     with η_c.  The printed Alg. 2 stalls at the optimum of F + 2ψ whatever η_c (README)."""
     from dataclasses import replace
 
-    from solvers.engine import run
-    from solvers.reference import reference_solve
-    from verify.experiments.instances import quadratics
+    from fcocheck.solvers.engine import run
+    from fcocheck.solvers.reference import reference_solve
+    from fcocheck.verify.experiments.instances import quadratics
 
     p, ref = quadratics(1.0, lam=0.1, assumption2=False)
     one = replace(p, Q=p.Q[:1].copy(), c=p.c[:1].copy(), weights=np.ones(1))
@@ -220,8 +220,8 @@ def test_fedcanon_floor_is_flat_in_zeta_and_its_negative_control_grows():
 
 def test_a_negative_control_that_satisfies_the_claim_is_rejected():
     """``judge.control``: a control curve that behaves like the claim makes the check fail."""
-    from verify.experiments import judge
-    from verify.experiments.judge import control
+    from fcocheck.verify.experiments import judge
+    from fcocheck.verify.experiments.judge import control
 
     x = [1.0, 2.0, 4.0, 8.0, 16.0]
     good = np.array([[0.1 * v for v in x]])

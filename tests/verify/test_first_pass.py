@@ -8,12 +8,12 @@ import json
 import numpy as np
 import pytest
 
+from fcocheck.verify.sweep import RunConfig, Store, grid
+from fcocheck.verify.sweep.config import InvalidSweepError
+from fcocheck.verify.sweep.executors import Pool, Serial
+from fcocheck.verify.sweep.session import Job, Session
+from fcocheck.verify.sweep.task import execute
 from tests.verify.test_sweep import BASE, contents, small_grid
-from verify.sweep import RunConfig, Store, grid
-from verify.sweep.config import InvalidSweepError
-from verify.sweep.executors import Pool, Serial
-from verify.sweep.session import Job, Session
-from verify.sweep.task import execute
 
 
 def _payload(x: int) -> dict:
@@ -91,8 +91,8 @@ def test_a_run_scored_on_its_last_round_needs_only_the_last_evaluation():
 
 def test_the_declared_tuning_grids_are_the_grids_the_figures_tune_on(monkeypatch):
     """``Study.ahead`` must declare exactly what the study asks for first, or the first pass is waste."""
-    from verify.reproductions import fco
-    from verify.studies import declared_runs, plan
+    from fcocheck.verify.reproductions import fco
+    from fcocheck.verify.studies import declared_runs, plan
 
     asked = []
 

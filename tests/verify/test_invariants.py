@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from verify.cases import build, load_spec
-from verify.evidence import FAILS, HOLDS
-from verify.invariants import INVARIANTS
-from verify.invariants.fco import shadow_residual
-from verify.search import search
+from fcocheck.verify.cases import build, load_spec
+from fcocheck.verify.evidence import FAILS, HOLDS
+from fcocheck.verify.invariants import INVARIANTS
+from fcocheck.verify.invariants.fco import shadow_residual
+from fcocheck.verify.search import search
 
 IDENTITIES = [name for name, inv in INVARIANTS.items() if inv.expect == HOLDS]
 
@@ -43,7 +43,7 @@ def test_eq_4_5_fails_for_fedmid_and_shrinks_to_one_client_one_coordinate(tmp_pa
 
 def test_a_planted_violation_is_found(monkeypatch):
     """Mutation: a FedDualAvg whose dual shadow is perturbed by 1e-9 must fail eq. 4.5."""
-    from solvers.algorithms import primitives
+    from fcocheck.solvers.algorithms import primitives
 
     original = primitives.np.array
 
@@ -58,7 +58,7 @@ def test_a_planted_violation_is_found(monkeypatch):
 
 
 def test_counterexample_files_rebuild_the_instance(tmp_path):
-    from verify.conformance import check_invariant
+    from fcocheck.verify.conformance import check_invariant
 
     cell = check_invariant(INVARIANTS["eq-4.5-fedmid"], 20, tmp_path)
     assert cell.ok and cell.outcome == FAILS
@@ -73,7 +73,7 @@ def test_counterexample_files_rebuild_the_instance(tmp_path):
 def test_every_oracle_kind_and_participation_mode_is_an_explicit_example():
     """Coverage does not depend on the seed: the explicit examples hold every oracle kind
     (exact, gaussian, minibatch) and both participation modes (all clients, one per round)."""
-    from verify.invariants import INVARIANTS
+    from fcocheck.verify.invariants import INVARIANTS
 
     oracles, modes = set(), set()
     for inv in INVARIANTS.values():

@@ -7,10 +7,10 @@ import dataclasses
 import numpy as np
 import pytest
 
-from solvers import algorithms
-from verify.evidence import FAILS, HOLDS
-from verify.invariants.logged import discrepancy_residual, dual_cases, w_hat_residual
-from verify.search import search
+from fcocheck.solvers import algorithms
+from fcocheck.verify.evidence import FAILS, HOLDS
+from fcocheck.verify.invariants.logged import discrepancy_residual, dual_cases, w_hat_residual
+from fcocheck.verify.search import search
 
 
 def _mutant(base: str, name: str, change):

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from solvers.oracles import GaussianOracle, MinibatchOracle, as_kernel
-from verify.evidence import FAILS, HOLDS
-from verify.invariants.moments import moment_cases, moment_test
-from verify.search import search
+from fcocheck.solvers.oracles import GaussianOracle, MinibatchOracle, as_kernel
+from fcocheck.verify.evidence import FAILS, HOLDS
+from fcocheck.verify.invariants.moments import moment_cases, moment_test
+from fcocheck.verify.search import search
 
 
 def test_the_registry_oracles_pass():

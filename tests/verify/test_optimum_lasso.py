@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from verify import optimum as opt
+from fcocheck.verify import optimum as opt
 
 
 def _instance(seed: int, d: int = 8) -> tuple[np.ndarray, np.ndarray, float, float]:

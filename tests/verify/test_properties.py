@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-from solvers.algorithms import get
-from verify.cases import InstanceSpec
-from verify.conformance import conformance
-from verify.evidence import FAILS, HOLDS
-from verify.properties import check_property, fixed_point
-from verify.search import search
-from verify.strategies import Case, cases
+from fcocheck.solvers.algorithms import get
+from fcocheck.verify.cases import InstanceSpec
+from fcocheck.verify.conformance import conformance
+from fcocheck.verify.evidence import FAILS, HOLDS
+from fcocheck.verify.properties import check_property, fixed_point
+from fcocheck.verify.search import search
+from fcocheck.verify.strategies import Case, cases
 
 HETERO = InstanceSpec("general", 3, 2, 4, 1.0, "zero", 0.0, 5)
 HETERO_L1 = InstanceSpec("general", 3, 2, 4, 1.0, "l1", 0.1, 5)
@@ -79,7 +79,7 @@ def test_o1_rule_rejects_any_linear_rate_however_fast():
     after 5 rounds — accepted it); r(ε) still grows with log(1/ε), so O(1) fails.  DANE solves the
     same instance in one round: the ladder is flat.
     """
-    from verify.optimum import optimum
+    from fcocheck.verify.optimum import optimum
 
     same = InstanceSpec("identical", 2, 2, 6, 0.0, "l2sq", 1.0, 3)
     L = optimum(same).L_max
@@ -93,10 +93,10 @@ def test_o1_rule_rejects_any_linear_rate_however_fast():
 
 def test_claims_fix_the_hyperparameters_they_are_made_under():
     """DANE's D claim (μ = 0, η = 1) is searched with those values only, and agrees."""
-    from verify.conformance import check_properties
+    from fcocheck.verify.conformance import check_properties
 
     cells = {c.column: c for c in check_properties(get("dane"), 10, None)}
-    from verify.claims import AGREES, KNOWN
+    from fcocheck.verify.claims import AGREES, KNOWN
 
     assert cells["D"].outcome == HOLDS and cells["D"].verdict == AGREES == "consistent"
     assert cells["B"].verdict == AGREES and cells["C"].verdict == AGREES

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from solvers import algorithms
+from fcocheck.solvers import algorithms
+from fcocheck.verify.evidence import FAILS, HOLDS
+from fcocheck.verify.relations import client_permutation, client_split
+from fcocheck.verify.search import search
+from fcocheck.verify.suite import _equivalence_cases, run_suite
 from tests.verify.fedprox_variants import variant
-from verify.evidence import FAILS, HOLDS
-from verify.relations import client_permutation, client_split
-from verify.search import search
-from verify.suite import _equivalence_cases, run_suite
 
 
 def _failed(bug):
@@ -46,7 +46,7 @@ def test_each_planted_fedprox_bug_is_caught_with_a_shrunk_counterexample(bug, ca
 @pytest.mark.parametrize("name", ["fedavg", "feddualavg", "scaffold", "fedcanon"])
 def test_registry_methods_respect_the_relations(name):
     alg = algorithms.get(name)
-    from verify.relations import translation, zero_weight_client
+    from fcocheck.verify.relations import translation, zero_weight_client
 
     for fn in (client_permutation, client_split, zero_weight_client, translation):
         found = search(_equivalence_cases(alg), lambda c, f=fn: f(alg, c), 10)
@@ -54,9 +54,9 @@ def test_registry_methods_respect_the_relations(name):
 
 
 def test_a_malformed_local_objective_is_refused_naming_the_rule():
-    from solvers.errors import InvalidAlgorithmError
+    from fcocheck.solvers.errors import InvalidAlgorithmError
+    from fcocheck.verify.user import register
     from tests.verify.fedprox_variants import FedProxHyper, init, make_round, strategy
-    from verify.user import register
 
     with pytest.raises(InvalidAlgorithmError, match="LocalObjective"):
         register("my-fedprox-x", init=init, round=make_round(None), hyper=FedProxHyper,
@@ -66,7 +66,7 @@ def test_a_malformed_local_objective_is_refused_naming_the_rule():
 def test_a_weight_zero_client_has_no_influence_and_uniform_weights_fail():
     """The relation holds for the registry's FedAvg and fails for the FedProx that weighs clients
     uniformly (a weight-0 client with random data enters its average)."""
-    from verify.relations import zero_weight_client
+    from fcocheck.verify.relations import zero_weight_client
 
     fedavg = algorithms.get("fedavg")
     ok = search(_equivalence_cases(fedavg), lambda c: zero_weight_client(fedavg, c), 15)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from verify import studies
-from verify.studies import REPRODUCTION, THEOREM, Study, plan
+from fcocheck.verify import studies
+from fcocheck.verify.studies import REPRODUCTION, THEOREM, Study, plan
 
 
 def test_every_experiment_and_reproduction_is_a_study():
-    from verify.experiments import EXPERIMENTS
+    from fcocheck.verify.experiments import EXPERIMENTS
 
     reg = studies.registry()
     assert {n for n, s in reg.items() if s.kind == THEOREM} == set(EXPERIMENTS)
@@ -52,7 +52,7 @@ def test_a_failing_study_is_a_result_and_its_dependants_still_run(monkeypatch):
 
 
 def test_theorem_payloads_keep_every_run_and_its_curves():
-    from verify.report_jobs import experiment
+    from fcocheck.verify.report_jobs import experiment
 
     payload = experiment("fco-lemma-4.5-eta", True, 0)
     runs = payload["runs"]
@@ -71,11 +71,11 @@ def test_a_studys_runs_land_in_the_run_and_metric_tables_once(tmp_path):
 
     import numpy as np
 
-    from solvers.digest import instance_sha256
-    from verify.experiments.instances import quadratics
-    from verify.report_jobs import experiment, experiment_jobs
-    from verify.sweep.session import Session
-    from verify.sweep.store import Store
+    from fcocheck.solvers.digest import instance_sha256
+    from fcocheck.verify.experiments.instances import quadratics
+    from fcocheck.verify.report_jobs import experiment, experiment_jobs
+    from fcocheck.verify.sweep.session import Session
+    from fcocheck.verify.sweep.store import Store
 
     direct = experiment("fco-eq-4.5", True, 0)["runs"]
     with Store(tmp_path / "s.sqlite") as store:
@@ -102,9 +102,9 @@ def test_a_studys_runs_land_in_the_run_and_metric_tables_once(tmp_path):
 
 
 def test_one_vocabulary_for_theorems_reproductions_and_property_claims():
-    from rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, KNOWN
-    from verify import claims
-    from verify.reproductions import base
+    from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, KNOWN
+    from fcocheck.verify import claims
+    from fcocheck.verify.reproductions import base
 
     assert {base.REPRODUCED, base.NOT_REPRODUCED, base.INCONCLUSIVE} <= set(studies.VERDICTS)
     assert {claims.AGREES, claims.DISAGREES, claims.KNOWN, claims.UNVERIFIED} == {

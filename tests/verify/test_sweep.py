@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from verify.sweep import ProblemSpec, RunConfig, Store, StoreError, grid, run_sweep
-from verify.sweep.config import InvalidSweepError
-from verify.sweep.executors import Dask, Pool, Serial
-from verify.sweep.task import execute
+from fcocheck.verify.sweep import ProblemSpec, RunConfig, Store, StoreError, grid, run_sweep
+from fcocheck.verify.sweep.config import InvalidSweepError
+from fcocheck.verify.sweep.executors import Dask, Pool, Serial
+from fcocheck.verify.sweep.task import execute
 
 BASE = {
     "algorithm": "fedavg",
@@ -99,8 +99,8 @@ def test_failing_and_diverging_runs_are_recorded_and_the_sweep_goes_on(tmp_path)
 
 
 def test_run_record_matches_the_engine_bit_for_bit(tmp_path):
-    from solvers.engine.run import run
-    from verify.sweep.task import instance
+    from fcocheck.solvers.engine.run import run
+    from fcocheck.verify.sweep.task import instance
 
     cfg = small_grid()[0]
     rec = execute(cfg)
@@ -184,7 +184,7 @@ def test_foreign_sqlite_file_is_refused_and_left_untouched(tmp_path):
 
 
 def test_cli_refuses_a_foreign_store_with_exit_2(tmp_path):
-    from reports.cli import main
+    from fcocheck.reports.cli import main
 
     foreign = tmp_path / "x.sqlite"
     foreign.write_text("hello")
@@ -258,7 +258,7 @@ def test_sigkill_mid_sweep_resumes_without_loss_or_duplicates(tmp_path):
     cmd = [
         sys.executable,
         "-m",
-        "reports.cli",
+        "fcocheck.reports.cli",
         "sweep",
         str(sweep),
         "--store",
@@ -301,7 +301,8 @@ def test_sigkill_at_two_points_then_resume_equals_a_fresh_run(tmp_path):
     base = {**BASE, "rounds": 400, "algorithm": "feddualavg"}
     axes = {"hp.eta_c": [0.01, 0.02, 0.05, 0.1]}
     sweep.write_text(json.dumps({"base": base, "axes": axes, "seeds": 6}))
-    cmd = [sys.executable, "-m", "reports.cli", "sweep", str(sweep), "--store", str(store), "--workers", "2",
+    cmd = [sys.executable, "-m", "fcocheck.reports.cli", "sweep", str(sweep), "--store", str(store),
+           "--workers", "2",
            "--no-progress"]
     _kill_when(cmd, store, 3)
     first = contents(store)
@@ -323,7 +324,7 @@ def test_a_multi_worker_sweep_solves_each_instance_once_before_its_runs(tmp_path
     """With several workers the references are solved first, one task per distinct instance, and
     handed to every run (the results equal the serial sweep's, above); an instance that cannot be
     certified is handed over as None and its runs solve it themselves (recording any failure)."""
-    from verify.sweep import runner, task
+    from fcocheck.verify.sweep import runner, task
 
     solved = []
 

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from reports.cli import main
-from verify.sweep import Store, grid, run_sweep
-from verify.sweep.executors import Pool, Serial
-from verify.sweep.store import StoreError
+from fcocheck.reports.cli import main
+from fcocheck.verify.sweep import Store, grid, run_sweep
+from fcocheck.verify.sweep.executors import Pool, Serial
+from fcocheck.verify.sweep.store import StoreError
 
 from .crashing import always_die_on_three, die_once_then_square
 
@@ -63,7 +63,7 @@ def test_bad_sweep_files_exit_2_before_anything_is_written(tmp_path, capsys, spe
 def test_errored_runs_fail_the_command_every_time(tmp_path, monkeypatch, capsys):
     """A run that fails at run time is stored as an error, exits 1, and is retried (and fails, exit 1
     again) on the rerun instead of being 'reused'."""
-    from verify.sweep import runner, task
+    from fcocheck.verify.sweep import runner, task
 
     def failing(cfg):
         rec = task.crashed(cfg, "boom")
@@ -89,7 +89,7 @@ def test_executor_errors_create_no_store_and_no_report_dir(tmp_path, capsys, fla
 
 
 def test_unreachable_scheduler_is_refused_before_the_store_exists(tmp_path, monkeypatch, capsys):
-    from verify.sweep import executors
+    from fcocheck.verify.sweep import executors
 
     monkeypatch.setattr(executors, "CONNECT_TIMEOUT", 1.0)
     store = tmp_path / "s.sqlite"
@@ -142,7 +142,7 @@ def test_two_sweeps_writing_one_store_at_once_lose_nothing(tmp_path):
     store = tmp_path / "s.sqlite"
     a = sweep_file(tmp_path, {"base": BASE, "axes": {"hp.eta_c": [0.01, 0.02, 0.05]}, "seeds": 3}, "a.json")
     b = sweep_file(tmp_path, {"base": BASE, "axes": {"hp.eta_c": [0.05, 0.1, 0.2]}, "seeds": 3}, "b.json")
-    cmd = [sys.executable, "-m", "reports.cli", "sweep", "--store", str(store), "--workers", "1",
+    cmd = [sys.executable, "-m", "fcocheck.reports.cli", "sweep", "--store", str(store), "--workers", "1",
            "--no-progress"]
     procs = [subprocess.Popen([*cmd, f], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for f in (a, b)]
@@ -200,7 +200,8 @@ def test_kill_9_of_a_pool_sweep_releases_the_callers_pipes(tmp_path):
     sweep's stdout sees end-of-file instead of hanging."""
     store = tmp_path / "s.sqlite"
     spec = {"base": {**BASE, "rounds": 3000}, "axes": {"hp.eta_c": [0.01, 0.02, 0.03, 0.04]}, "seeds": 4}
-    cmd = [sys.executable, "-m", "reports.cli", "sweep", sweep_file(tmp_path, spec), "--store", str(store),
+    cmd = [sys.executable, "-m", "fcocheck.reports.cli", "sweep", sweep_file(tmp_path, spec),
+           "--store", str(store),
            "--workers", "2", "--no-progress"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.time() + 60

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from solvers.errors import InvalidAlgorithmError
+from fcocheck.solvers.errors import InvalidAlgorithmError
+from fcocheck.verify.suite import run_suite
+from fcocheck.verify.user import register
 from tests.verify.scaffold_variants import variant
-from verify.suite import run_suite
-from verify.user import register
 
 
 def _failed(bug):
@@ -55,7 +55,7 @@ def test_the_pytest_plugin_collects_the_suite_and_fails_the_broken_algorithm(pyt
 
 
 def _fedavg_parts():
-    from solvers import algorithms
+    from fcocheck.solvers import algorithms
 
     ref = algorithms.get("fedavg")
     return ref.init, ref.round, ref.hyper
@@ -86,8 +86,8 @@ def test_expects_must_name_a_property_and_an_outcome():
 
 
 def test_an_expectation_that_fails_or_was_never_evaluated_is_not_met():
-    from verify.evidence import FAILS, HOLDS, NA, Evidence
-    from verify.suite import SuiteCheck, verdict
+    from fcocheck.verify.evidence import FAILS, HOLDS, NA, Evidence
+    from fcocheck.verify.suite import SuiteCheck, verdict
 
     init, rnd, hyper = _fedavg_parts()
     alg = register("my-f", init=init, round=rnd, hyper=hyper, equivalent_to="fedavg", expects={"A": "holds"})

@@ -6,18 +6,18 @@ import json
 
 import pytest
 
-from rates.verdict import CONSISTENT, INCONSISTENT, KNOWN
-from rates.worstcase.spec import InvalidWorstCaseError
-from reports.cli import main
-from verify.sweep import Store
-from verify.sweep.executors import Serial
-from verify.sweep.session import Session
-from verify.worstcase import TARGETS, confirm_known, plan, target_specs, tightness
+from fcocheck.rates.verdict import CONSISTENT, INCONSISTENT, KNOWN
+from fcocheck.rates.worstcase.spec import InvalidWorstCaseError
+from fcocheck.reports.cli import main
+from fcocheck.verify.sweep import Store
+from fcocheck.verify.sweep.executors import Serial
+from fcocheck.verify.sweep.session import Session
+from fcocheck.verify.worstcase import TARGETS, confirm_known, plan, target_specs, tightness
 
 
 def test_every_quick_grid_stays_under_its_cap_and_every_target_has_a_catalog_theorem():
-    from rates.catalog import get
-    from verify.worstcase import QUICK_STEPS
+    from fcocheck.rates.catalog import get
+    from fcocheck.verify.worstcase import QUICK_STEPS
 
     for name, t in TARGETS.items():
         get(t.theorem)

@@ -7,11 +7,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from solvers import algorithms
-from solvers.algorithms import svrg
-from verify.evidence import FAILS, HOLDS
-from verify.invariants import written_baselines as wb
-from verify.search import search
+from fcocheck.solvers import algorithms
+from fcocheck.solvers.algorithms import svrg
+from fcocheck.verify.evidence import FAILS, HOLDS
+from fcocheck.verify.invariants import written_baselines as wb
+from fcocheck.verify.search import search
 
 
 def _with_hp(name: str, **fixed):
@@ -62,7 +62,7 @@ def test_fsvrg_without_its_scalings_fails(monkeypatch, drop):
 
 def test_scalings_follow_their_definitions_on_disjoint_features():
     """Disjoint blocks, sizes n_m: A = M on every feature, S_m = n_m/n on client m's block."""
-    from verify.cases import InstanceSpec, build, weighted
+    from fcocheck.verify.cases import InstanceSpec, build, weighted
 
     p = weighted(build(InstanceSpec("disjoint", 3, 2, 6, 0.0, "zero", 0.0, 4)))
     S, A = wb._scalings(p)
@@ -77,7 +77,7 @@ def test_scalings_follow_their_definitions_on_disjoint_features():
 def test_skip_methods_equal_their_written_out_form_and_a_half_control_step_fails(name, monkeypatch):
     found = search(wb.skip_cases(name), lambda c: wb.skip_residual(name, c), 20)
     assert found.outcome == HOLDS, found.evidence
-    from solvers.algorithms import proxskip
+    from fcocheck.solvers.algorithms import proxskip
 
     real = proxskip.SkipState
 
@@ -90,10 +90,22 @@ def test_skip_methods_equal_their_written_out_form_and_a_half_control_step_fails
 
 
 def test_cocoa_limit_is_the_dual_method_and_an_inconsistent_local_sdca_fails(monkeypatch):
-    from solvers.algorithms import perturbation
-    from verify.invariants import reductions
+    from fcocheck.solvers.algorithms import perturbation
+    from fcocheck.verify.invariants import reductions
 
     assert search(reductions._ridge(), reductions.cocoa_limit, 15).outcome == HOLDS
     real = perturbation._coordinate_block
     monkeypatch.setattr(perturbation, "_coordinate_block", lambda *a: 0.9 * real(*a))
     assert search(reductions._ridge(), reductions.cocoa_limit, 15).outcome == FAILS
+
+
+def test_a_registry_run_stopped_as_diverged_is_compared_over_its_rounds():
+    """A drawn DANE case (μ = 0, κ = 5.6e4) diverged in the engine after 2 rounds while the written-out
+    method ran 3: the comparison raised a shape error.  The rounds both have are compared now."""
+    from fcocheck.verify.cases import InstanceSpec
+    from fcocheck.verify.invariants.written_baselines import dane_residual
+    from fcocheck.verify.strategies import Case
+
+    spec = InstanceSpec(layout="general", M=2, d=4, n=4, het=1.0, psi="zero", lam=0.0, data_seed=0)
+    ev = dane_residual(Case(spec, {"eta": 0.5, "mu": 0.0, "local_solver": "exact"}))
+    assert "stopped (diverged) after 2 rounds" in ev.detail and ev.residual < 1e-9

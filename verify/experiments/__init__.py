@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from verify.experiments import fco, others, statements
-from verify.experiments.base import Experiment, Result
+from fcocheck.verify.experiments import fco, others, statements
+from fcocheck.verify.experiments.base import Experiment, Result
 
 
 def _any_convex(problem, ref) -> str | None:  # noqa: ANN001
@@ -13,7 +13,7 @@ def _any_convex(problem, ref) -> str | None:  # noqa: ANN001
 
 def _strongly_convex(problem, ref) -> str | None:  # noqa: ANN001
     """FedCanon Thm 2 needs the proximal PL condition: a strongly convex smooth part suffices."""
-    from solvers.constants import compute_constants
+    from fcocheck.solvers.constants import compute_constants
 
     if not problem.convex:
         return "a convex instance (this one is not)"

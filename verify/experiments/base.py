@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from rates.verdict import INCONCLUSIVE, Verdict, combine
-from solvers.engine.run import run
-from solvers.engine.trace import Trace
-from solvers.problem import Problem
+from fcocheck.rates.verdict import INCONCLUSIVE, Verdict, combine
+from fcocheck.solvers.engine.run import run
+from fcocheck.solvers.engine.trace import Trace
+from fcocheck.solvers.problem import Problem
 
 
 @dataclass
@@ -113,7 +113,7 @@ def _record(algorithm: str, problem: Problem, hp: dict[str, Any], oracle: str, s
             t: Trace, seconds: float) -> None:
     if not _SINKS:
         return
-    from solvers.digest import instance_sha256
+    from fcocheck.solvers.digest import instance_sha256
 
     extra = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
     _SINKS[-1].append({

@@ -6,20 +6,19 @@ from dataclasses import replace
 
 import numpy as np
 
-from rates import algebra
-from rates.catalog import EQ_4_5, LEMMA_4_4, LEMMA_4_5, THM_4_1, THM_4_2, THM_4_3
-from rates.fit import loglog_slope
-from rates.symbols import BY_NAME
-from rates.threshold import at_most, below
-from rates.verdict import INCONCLUSIVE, Verdict, known_disagreement
-from solvers.constants import compute_constants
-from solvers.regularizers import L1
-from solvers.smoothness import global_smoothness
-from verify.experiments import judge
-from verify.experiments.base import Result, plot_spec, runs, seeds_for, slope_series
-from verify.experiments.instances import drift_quadratics, named, quadratics
-
-IDENTITY_TOL = 1e-12
+from fcocheck.rates import algebra
+from fcocheck.rates.catalog import EQ_4_5, LEMMA_4_4, LEMMA_4_5, THM_4_1, THM_4_2, THM_4_3
+from fcocheck.rates.fit import loglog_slope
+from fcocheck.rates.symbols import BY_NAME
+from fcocheck.rates.threshold import at_most, below
+from fcocheck.rates.verdict import INCONCLUSIVE, Verdict, known_disagreement
+from fcocheck.solvers.constants import compute_constants
+from fcocheck.solvers.regularizers import L1
+from fcocheck.solvers.smoothness import global_smoothness
+from fcocheck.verify.evidence import IDENTITY_TOL
+from fcocheck.verify.experiments import judge
+from fcocheck.verify.experiments.base import Result, plot_spec, runs, seeds_for, slope_series
+from fcocheck.verify.experiments.instances import drift_quadratics, named, quadratics
 
 
 def _shadow_residual(trace, eta_c: float) -> float:
@@ -37,7 +36,7 @@ def eq_4_5(quick: bool, seed: int, instance: tuple | None = None) -> Result:
     p, ref = quadratics(1.0, lam=0.1) if instance is None else instance
     eta, K, R = 0.05, 5, 10 if quick else 40
     if instance is not None:
-        from solvers.smoothness import global_smoothness
+        from fcocheck.solvers.smoothness import global_smoothness
 
         eta = 0.25 / global_smoothness(p)
     hp = {"eta_c": eta, "local_steps": K}
@@ -235,7 +234,7 @@ def _floor_sweep(name: str, vary: str, quick: bool, seed: int) -> Result:
       (rule ``upper`` with exponent 0 on the large-K half).
     LHS: lim_R Φ(ŵ_R) − Φ* with ŵ of eq. 4.2 (``_limit_gap``); σ = 0.
     """
-    from solvers.smoothness import client_smoothness_max
+    from fcocheck.solvers.smoothness import client_smoothness_max
 
     R = 160 if quick else 400
     if vary == "zeta":

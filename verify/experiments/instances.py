@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from solvers.generators import generate
-from solvers.problem import Problem
-from solvers.reference import reference_solve
-from solvers.reference.solve import ReferenceSolution
+from fcocheck.solvers.generators import generate
+from fcocheck.solvers.problem import Problem
+from fcocheck.solvers.reference import reference_solve
+from fcocheck.solvers.reference.solve import ReferenceSolution
 
 
 @lru_cache(maxsize=64)

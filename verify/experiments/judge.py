@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rates.fit import SlopeFit, loglog_slope
-from rates.power import (
+from fcocheck.rates.fit import SlopeFit, loglog_slope
+from fcocheck.rates.power import (
     Violation,
     ablation,
     bound_violations,
@@ -21,8 +21,8 @@ from rates.power import (
     powered,
     rate_violations,
 )
-from rates.threshold import above, at_most
-from rates.verdict import (
+from fcocheck.rates.threshold import above, at_most
+from fcocheck.rates.verdict import (
     CONSISTENT,
     INCONSISTENT,
     Verdict,

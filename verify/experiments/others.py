@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from rates.catalog import FEDCANON_1, FEDCANON_2, SVRG_5
-from rates.fit import contraction, floor, nnls_terms
-from rates.power import Violation, powered
-from rates.threshold import at_most
-from rates.verdict import CONSISTENT, INCONSISTENT, Verdict
-from solvers.constants import compute_constants
-from verify.experiments import judge
-from verify.experiments.base import Result, plot_spec, runs, seeds_for, slope_series, tail_mean
-from verify.experiments.instances import drift_quadratics, named, quadratics
+from fcocheck.rates.catalog import FEDCANON_1, FEDCANON_2, SVRG_5
+from fcocheck.rates.fit import contraction, floor, nnls_terms
+from fcocheck.rates.power import Violation, powered
+from fcocheck.rates.threshold import at_most
+from fcocheck.rates.verdict import CONSISTENT, INCONSISTENT, Verdict
+from fcocheck.solvers.constants import compute_constants
+from fcocheck.verify.experiments import judge
+from fcocheck.verify.experiments.base import Result, plot_spec, runs, seeds_for, slope_series, tail_mean
+from fcocheck.verify.experiments.instances import drift_quadratics, named, quadratics
 
 
 def _g2(trace) -> np.ndarray:
@@ -152,7 +152,7 @@ def fedcanon_pl(quick: bool, seed: int, metric: str = "gap", instance: tuple | N
     R = 300 if quick else 1000
     eta_l = 0.1  # L = 1 on the built-in instance; 0.1/L on a user's
     if instance is not None:
-        from solvers.smoothness import global_smoothness
+        from fcocheck.solvers.smoothness import global_smoothness
 
         eta_l = 0.1 / global_smoothness(p)
     t = runs("fedcanon", p, {"eta_l": eta_l, "local_steps": 3}, R, "exact", [seed], ref)[0]

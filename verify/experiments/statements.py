@@ -22,17 +22,17 @@ import dataclasses
 
 import numpy as np
 
-from rates.catalog import FCO_CURSE, FEDCANON_1, FEDCANON_2, THM_4_1
-from rates.fit import contraction
-from rates.power import Violation, powered
-from rates.threshold import above, below
-from rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
-from solvers.generators import generate
-from solvers.problem import uniform_weights
-from solvers.reference import reference_solve
-from verify.experiments import judge
-from verify.experiments.base import Result, plot_spec, runs, seeds_for, slope_series
-from verify.experiments.instances import quadratics
+from fcocheck.rates.catalog import FCO_CURSE, FEDCANON_1, FEDCANON_2, THM_4_1
+from fcocheck.rates.fit import contraction
+from fcocheck.rates.power import Violation, powered
+from fcocheck.rates.threshold import above, below
+from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
+from fcocheck.solvers.generators import generate
+from fcocheck.solvers.problem import uniform_weights
+from fcocheck.solvers.reference import reference_solve
+from fcocheck.verify.experiments import judge
+from fcocheck.verify.experiments.base import Result, plot_spec, runs, seeds_for, slope_series
+from fcocheck.verify.experiments.instances import quadratics
 
 #: FedDualAvg's steady state counts as the optimum below this relative gap
 AT_OPTIMUM = 1e-10
@@ -279,10 +279,10 @@ def crossover_4_2_4_1(quick: bool, seed: int) -> Result:
     curvature (L ∝ scale²) outgrows the gradient bound (G ∝ scale) and R* = L²B/G² ≈ 20; on the
     unscaled data R* < 1 and only the R ≳ R* side exists.  The verdict names the sides measured.
     """
-    from rates.catalog import THM_4_2
-    from solvers.constants import compute_constants
-    from verify.experiments.fco import _tuned_eta
-    from verify.experiments.instances import named
+    from fcocheck.rates.catalog import THM_4_2
+    from fcocheck.solvers.constants import compute_constants
+    from fcocheck.verify.experiments.fco import _tuned_eta
+    from fcocheck.verify.experiments.instances import named
 
     p, ref = named("constrained-logistic", ball="l2", radius=2.0, clients=8, samples=32, d=20, scale=40.0)
     c = compute_constants(p, ref.w)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from verify.invariants import (
+from fcocheck.verify.invariants import (
     controls,
     counts,
     fco,
@@ -16,7 +16,7 @@ from verify.invariants import (
     written,
     written_baselines,
 )
-from verify.invariants.base import Invariant, expected
+from fcocheck.verify.invariants.base import Invariant, expected
 
 INVARIANTS: dict[str, Invariant] = {
     inv.name: inv

@@ -11,18 +11,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 from hypothesis import strategies as st
 
-from solvers.engine import run
-from solvers.engine.trace import Trace
-from solvers.errors import FcocheckError
-from verify.cases import build
-from verify.evidence import HOLDS, Evidence, bounded, not_applicable
-from verify.strategies import Case
-
-#: Relative tolerance of exact identities (rounding of a few dozen floating-point operations).
-IDENTITY_TOL = 1e-11
+from fcocheck.solvers.engine import run
+from fcocheck.solvers.engine.trace import Trace
+from fcocheck.solvers.errors import FcocheckError
+from fcocheck.verify.cases import build
+from fcocheck.verify.evidence import (  # noqa: F401 (IDENTITY_TOL, relative, same_iterates: re-exported)
+    HOLDS,
+    IDENTITY_TOL,
+    Evidence,
+    not_applicable,
+    relative,
+    same_iterates,
+)
+from fcocheck.verify.strategies import Case
 
 
 @dataclass(frozen=True)
@@ -74,21 +77,6 @@ def trace_of(name: str, case: Case, rounds: int, record: str = "round", hp: dict
         participation=case.participation,
         record=record,
         reference=False,
-    )
-
-
-def relative(diff: np.ndarray, ref: np.ndarray) -> float:
-    """max|diff| / max(1, max|ref|)."""
-    return float(np.max(np.abs(diff), initial=0.0) / max(1.0, float(np.max(np.abs(ref), initial=0.0))))
-
-
-def same_iterates(name: str, a: Trace, b: Trace, detail: str, tol: float = IDENTITY_TOL) -> Evidence:
-    """The server iterates of two runs agree to ``tol`` (relative)."""
-    if a.status != "completed" or b.status != "completed":
-        return not_applicable(name, f"a run did not complete ({a.status}, {b.status}): {detail}")
-    resid = relative(a["server_w"] - b["server_w"], a["server_w"])
-    return bounded(
-        name, resid, tol, f"max relative difference of the iterates {resid:.2e} (rule ≤ {tol:g}); {detail}"
     )
 
 

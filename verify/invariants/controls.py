@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from solvers.engine.run import prepare
-from verify.cases import build
-from verify.evidence import Evidence, bounded
-from verify.invariants.base import IDENTITY_TOL, Invariant, guarded, trace_of
-from verify.optimum import optimum
-from verify.strategies import Case, instance_specs, run_options
+from fcocheck.solvers.engine.run import prepare
+from fcocheck.verify.cases import build
+from fcocheck.verify.evidence import Evidence, bounded
+from fcocheck.verify.invariants.base import IDENTITY_TOL, Invariant, guarded, trace_of
+from fcocheck.verify.optimum import optimum
+from fcocheck.verify.strategies import Case, instance_specs, run_options
 
 ROUNDS = 6
 

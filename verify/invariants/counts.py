@@ -22,11 +22,11 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from verify.cases import build
-from verify.evidence import Evidence, bounded
-from verify.invariants.base import Invariant, guarded, trace_of
-from verify.optimum import optimum
-from verify.strategies import Case, instance_specs
+from fcocheck.verify.cases import build
+from fcocheck.verify.evidence import Evidence, bounded
+from fcocheck.verify.invariants.base import Invariant, guarded, trace_of
+from fcocheck.verify.optimum import optimum
+from fcocheck.verify.strategies import Case, instance_specs
 
 ROUNDS = 3
 KEYS = ("grad_calls", "prox_calls_client", "prox_calls_server", "floats_up", "floats_down")

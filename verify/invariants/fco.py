@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from verify.evidence import Evidence, bounded
-from verify.invariants.base import IDENTITY_TOL, Invariant, guarded, trace_of
-from verify.optimum import optimum
-from verify.strategies import Case, instance_specs
+from fcocheck.verify.evidence import Evidence, bounded
+from fcocheck.verify.invariants.base import IDENTITY_TOL, Invariant, guarded, trace_of
+from fcocheck.verify.optimum import optimum
+from fcocheck.verify.strategies import Case, instance_specs
 
 ROUNDS = 4
 

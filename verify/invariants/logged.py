@@ -14,12 +14,12 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from solvers.composite import composite_map
-from verify.cases import InstanceSpec, build
-from verify.evidence import Evidence, bounded
-from verify.invariants.base import IDENTITY_TOL, Invariant, guarded, relative, trace_of
-from verify.optimum import optimum
-from verify.strategies import Case, coverage, instance_specs, run_options
+from fcocheck.solvers.composite import composite_map
+from fcocheck.verify.cases import InstanceSpec, build
+from fcocheck.verify.evidence import Evidence, bounded
+from fcocheck.verify.invariants.base import IDENTITY_TOL, Invariant, guarded, relative, trace_of
+from fcocheck.verify.optimum import optimum
+from fcocheck.verify.strategies import Case, coverage, instance_specs, run_options
 
 ROUNDS = 3
 DUAL = ("feddualavg", "feddualavg-osp")

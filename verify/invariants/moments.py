@@ -20,12 +20,12 @@ import numpy as np
 from hypothesis import strategies as st
 from scipy import stats
 
-from rates.threshold import at_least
-from solvers.oracles import parse_oracle
-from verify.cases import InstanceSpec, build
-from verify.evidence import Evidence, not_applicable
-from verify.invariants.base import Invariant
-from verify.strategies import instance_specs
+from fcocheck.rates.threshold import at_least
+from fcocheck.solvers.oracles import parse_oracle
+from fcocheck.verify.cases import InstanceSpec, build
+from fcocheck.verify.evidence import Evidence, not_applicable
+from fcocheck.verify.invariants.base import Invariant
+from fcocheck.verify.strategies import instance_specs
 
 ALPHA = 1e-6
 DRAWS = 2000

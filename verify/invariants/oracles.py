@@ -19,13 +19,13 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from solvers import mirror_maps as mm
-from solvers import regularizers as reg
-from solvers.composite import composite_map
-from solvers.errors import NoClosedFormError
-from verify.evidence import Evidence, bounded, not_applicable
-from verify.invariants.base import Invariant
-from verify.strategies import convex_regularizers, mirror_maps, steps, vectors
+from fcocheck.solvers import mirror_maps as mm
+from fcocheck.solvers import regularizers as reg
+from fcocheck.solvers.composite import composite_map
+from fcocheck.solvers.errors import NoClosedFormError
+from fcocheck.verify.evidence import Evidence, bounded, not_applicable
+from fcocheck.verify.invariants.base import Invariant
+from fcocheck.verify.strategies import convex_regularizers, mirror_maps, steps, vectors
 
 D = 4
 TOL = 1e-9

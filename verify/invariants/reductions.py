@@ -17,10 +17,10 @@ import dataclasses
 
 from hypothesis import strategies as st
 
-from verify.evidence import Evidence
-from verify.invariants.base import Invariant, guarded, same_iterates, trace_of
-from verify.optimum import optimum
-from verify.strategies import Case, instance_specs, run_options
+from fcocheck.verify.evidence import Evidence
+from fcocheck.verify.invariants.base import Invariant, guarded, same_iterates, trace_of
+from fcocheck.verify.optimum import optimum
+from fcocheck.verify.strategies import Case, instance_specs, run_options
 
 ROUNDS = 5
 SETTLED, LIMIT_TOL = 1e-12, 1e-9
@@ -93,8 +93,8 @@ def _ridge(draw) -> Case:
 
 def cocoa_limit(case: Case) -> Evidence:
     """CoCoA+ with settled local passes vs the Dual Method (module docstring)."""
-    from verify.evidence import bounded, not_applicable
-    from verify.invariants.base import relative
+    from fcocheck.verify.evidence import bounded, not_applicable
+    from fcocheck.verify.invariants.base import relative
 
     prev = None
     for passes in PASSES:

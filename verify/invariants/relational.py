@@ -12,18 +12,19 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from solvers import algorithms
-from verify.invariants.base import Invariant, guarded
-from verify.optimum import optimum
-from verify.strategies import Case, instance_specs
+import fcocheck.verify.relations as rel
+from fcocheck.solvers import algorithms
+from fcocheck.verify.invariants.base import Invariant, guarded
+from fcocheck.verify.optimum import optimum
+from fcocheck.verify.strategies import Case, instance_specs
 
 
 @st.composite
 def split_cases(draw, name: str) -> Case:
     """Instances with ≥ 2 clients of ≥ 2 rows, the method's hyper-parameters (K is set to 1)."""
-    from solvers.smoothness import sample_smoothness
-    from verify.cases import build
-    from verify.hyper import hyper_strategy
+    from fcocheck.solvers.smoothness import sample_smoothness
+    from fcocheck.verify.cases import build
+    from fcocheck.verify.hyper import hyper_strategy
 
     spec = draw(instance_specs("general", ("zero", "l2sq", "l1"), min_clients=2).filter(lambda s: s.n >= 2))
     alg = algorithms.get(name)
@@ -32,8 +33,6 @@ def split_cases(draw, name: str) -> Case:
 
 
 def _relation(relation: str, name: str, case: Case):
-    import verify.relations as rel  # verify.relations imports this package's base
-
     return getattr(rel, relation)(algorithms.get(name), case)
 
 

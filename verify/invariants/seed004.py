@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from solvers.smoothness import sample_smoothness
-from verify.cases import build
-from verify.evidence import Evidence, bounded
-from verify.invariants.base import IDENTITY_TOL, Invariant, guarded, same_iterates, trace_of
-from verify.optimum import optimum
-from verify.strategies import Case, instance_specs
+from fcocheck.solvers.smoothness import sample_smoothness
+from fcocheck.verify.cases import build
+from fcocheck.verify.evidence import Evidence, bounded
+from fcocheck.verify.invariants.base import IDENTITY_TOL, Invariant, guarded, same_iterates, trace_of
+from fcocheck.verify.optimum import optimum
+from fcocheck.verify.strategies import Case, instance_specs
 
 ROUNDS = 6
 

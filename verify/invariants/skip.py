@@ -14,14 +14,14 @@ import numpy as np
 from hypothesis import strategies as st
 from scipy import stats
 
-from rates.threshold import at_least
-from solvers.engine import run
-from solvers.oracles import Oracle, as_kernel
-from verify.cases import build
-from verify.evidence import Evidence
-from verify.invariants.base import Invariant, guarded
-from verify.optimum import optimum
-from verify.strategies import Case, instance_specs
+from fcocheck.rates.threshold import at_least
+from fcocheck.solvers.engine import run
+from fcocheck.solvers.oracles import Oracle, as_kernel
+from fcocheck.verify.cases import build
+from fcocheck.verify.evidence import Evidence
+from fcocheck.verify.invariants.base import Invariant, guarded
+from fcocheck.verify.optimum import optimum
+from fcocheck.verify.strategies import Case, instance_specs
 
 ALPHA = 1e-6
 ROUNDS = 300

@@ -34,14 +34,14 @@ import numpy as np
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from solvers.problem import Problem, sample_weights
-from solvers.regularizers import L2Squared
-from verify.cases import build, weighted
-from verify.evidence import Evidence
-from verify.invariants.base import Invariant, guarded
-from verify.invariants.written import compare
-from verify.optimum import optimum
-from verify.strategies import Case, instance_specs
+from fcocheck.solvers.problem import Problem, sample_weights
+from fcocheck.solvers.regularizers import L2Squared
+from fcocheck.verify.cases import build, weighted
+from fcocheck.verify.evidence import Evidence
+from fcocheck.verify.invariants.base import Invariant, guarded
+from fcocheck.verify.invariants.written import compare
+from fcocheck.verify.optimum import optimum
+from fcocheck.verify.strategies import Case, instance_specs
 
 ROUNDS = 3
 
@@ -197,7 +197,12 @@ def feddr_cases(draw) -> Case:
 
 @st.composite
 def dane_cases(draw) -> Case:
-    """ψ ∈ {0, l2sq}, η ∈ {½, 1.5, 1}, μ ∈ {0, 0.1L, L}; local systems non-singular."""
+    """ψ ∈ {0, l2sq}, η ∈ {½, 1.5, 1}, μ ∈ {0, 0.1L, L}; local systems conditioned to κ ≤ 10³.
+
+    The written-out DANE solves each local system by hand; two exact solves of a system of
+    condition κ agree to about κ·ε, so ``IDENTITY_TOL`` (1e-11) is a fair rule only for κ ≤ 10³
+    (a drawn κ = 5.6·10⁴ gave 2.0e-11 between two correct solves).
+    """
     spec = draw(instance_specs("general", ("l2sq", "zero"), min_clients=2))
     L = optimum(spec).L_max
     hp = {
@@ -208,7 +213,7 @@ def dane_cases(draw) -> Case:
     p = build(spec)
     H, _ = _quadratics(p)
     shift = hp["mu"] + (spec.lam if spec.psi == "l2sq" else 0.0)
-    assume(all(np.linalg.eigvalsh(h)[0] + shift > 1e-6 * L for h in H))
+    assume(all(np.linalg.eigvalsh(h)[0] + shift > 1e-3 * L for h in H))
     return Case(spec, hp)
 
 
@@ -250,7 +255,7 @@ def fsvrg_problem(case: Case, density: float) -> Problem:
 
 
 def _server(alg: Any, p: Problem, hp: dict, seed: int = 0) -> np.ndarray:
-    from solvers.engine import run
+    from fcocheck.solvers.engine import run
 
     t = run(alg, p, hp, rounds=ROUNDS, oracle="exact", seed=seed, reference=False)
     return t["server_w"]

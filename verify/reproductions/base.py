@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from verify.sweep.config import ProblemSpec, RunConfig
-from verify.sweep.session import Session, StoredRun
+from fcocheck.verify.sweep.config import ProblemSpec, RunConfig
+from fcocheck.verify.sweep.session import Session, StoredRun
 
 # one verdict vocabulary with the theorem studies (``verify.studies``)
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "consistent", "inconsistent", "inconclusive"

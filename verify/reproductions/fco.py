@@ -10,8 +10,8 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from rates.threshold import above, at_most
-from verify.reproductions.base import (
+from fcocheck.rates.threshold import above, at_most
+from fcocheck.verify.reproductions.base import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
     REPRODUCED,
@@ -22,8 +22,8 @@ from verify.reproductions.base import (
     plotted,
     tune,
 )
-from verify.sweep.config import ProblemSpec, RunConfig
-from verify.sweep.session import Session, StoredRun
+from fcocheck.verify.sweep.config import ProblemSpec, RunConfig
+from fcocheck.verify.sweep.session import Session, StoredRun
 
 FOUR = ("feddualavg", "fedmid", "feddualavg-osp", "fedmid-osp")
 NAMES = {

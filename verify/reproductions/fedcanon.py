@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from rates.threshold import at_least, at_most
-from verify.reproductions.base import (
+from fcocheck.rates.threshold import at_least, at_most
+from fcocheck.verify.reproductions.base import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
     REPRODUCED,
@@ -20,8 +20,8 @@ from verify.reproductions.base import (
     collect,
     config,
 )
-from verify.sweep.config import ProblemSpec
-from verify.sweep.session import Session
+from fcocheck.verify.sweep.config import ProblemSpec
+from fcocheck.verify.sweep.session import Session
 
 M, K, D = 8, 5, 20
 #: Table III's prox counts per round as SPEC §FedCanon states them (n sampled clients, K local steps);

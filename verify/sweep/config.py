@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from solvers.errors import FcocheckError
+from fcocheck.solvers.errors import FcocheckError
 
 RECORDS = ("round", "step")
 

@@ -23,9 +23,10 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from verify.sweep.config import InvalidSweepError
+from fcocheck.verify.sweep.config import InvalidSweepError
 
-PRELOAD = ["verify.sweep.task", "solvers.engine.run", "solvers.generators", "solvers.reference"]
+PRELOAD = ["fcocheck.verify.sweep.task", "fcocheck.solvers.engine.run", "fcocheck.solvers.generators",
+           "fcocheck.solvers.reference"]
 CONNECT_TIMEOUT = 10.0  # seconds to reach a --scheduler before refusing it
 OnCrash = Callable[[Any, str], Any]
 

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from solvers.progress import Progress
-from verify.sweep.config import RunConfig, canonical
-from verify.sweep.executors import Serial
-from verify.sweep.store import Store
-from verify.sweep.task import ERROR, crashed, execute, solve_reference
-from verify.sweep.version import code_version as current_version
+from fcocheck.solvers.progress import Progress
+from fcocheck.verify.sweep.config import RunConfig, canonical
+from fcocheck.verify.sweep.executors import Serial
+from fcocheck.verify.sweep.store import Store
+from fcocheck.verify.sweep.task import ERROR, crashed, execute, solve_reference
+from fcocheck.verify.sweep.version import code_version as current_version
 
 
 @dataclass

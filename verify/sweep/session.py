@@ -17,14 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from solvers.progress import Progress
-from verify.sweep import study_runs
-from verify.sweep.config import RunConfig, canonical
-from verify.sweep.executors import Serial
-from verify.sweep.runner import SweepSummary, run_sweep, unique
-from verify.sweep.store import Store
-from verify.sweep.task import ERROR, crashed, execute, solve_reference
-from verify.sweep.version import code_version
+from fcocheck.solvers.progress import Progress
+from fcocheck.verify.sweep import study_runs
+from fcocheck.verify.sweep.config import RunConfig, canonical
+from fcocheck.verify.sweep.executors import Serial
+from fcocheck.verify.sweep.runner import SweepSummary, run_sweep, unique
+from fcocheck.verify.sweep.store import Store
+from fcocheck.verify.sweep.task import ERROR, crashed, execute, solve_reference
+from fcocheck.verify.sweep.version import code_version
 
 
 @dataclass

@@ -32,9 +32,9 @@ from urllib.parse import quote
 
 import numpy as np
 
-from solvers.engine.trace import jsonable
-from solvers.errors import FcocheckError
-from verify.sweep.task import RunRecord
+from fcocheck.solvers.engine.trace import jsonable
+from fcocheck.solvers.errors import FcocheckError
+from fcocheck.verify.sweep.task import RunRecord
 
 APP = "fcocheck-results"
 SCHEMA = "1"

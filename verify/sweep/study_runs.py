@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from solvers.engine.trace import COMPLETED, DIVERGED
-from verify.sweep.config import canonical
-from verify.sweep.task import RunRecord
+from fcocheck.solvers.engine.trace import COMPLETED, DIVERGED
+from fcocheck.verify.sweep.config import canonical
+from fcocheck.verify.sweep.task import RunRecord
 
 
 def _config(run: dict[str, Any], kind: str, name: str, mode: str, index: int) -> dict[str, Any]:

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from solvers.engine.trace import INTERRUPTED
-from verify.sweep.config import RunConfig, canonical
+from fcocheck.solvers.engine.trace import INTERRUPTED
+from fcocheck.verify.sweep.config import RunConfig, canonical
 
 ERROR = "error"
 
@@ -51,8 +51,8 @@ class RunRecord:
 
 def load_file_instance(path: str, sha256: str | None) -> Any:
     """The instance file at ``path``, refused when its content is not the one the run was keyed by."""
-    from solvers.instance_io import load_instance
-    from verify.sweep.config import InvalidSweepError, file_sha256
+    from fcocheck.solvers.instance_io import load_instance
+    from fcocheck.verify.sweep.config import InvalidSweepError, file_sha256
 
     if sha256 is not None and file_sha256(path) != sha256:
         raise InvalidSweepError(f"instance file {path!r} changed since the sweep was defined (SHA-256 "
@@ -65,7 +65,7 @@ def load_file_instance(path: str, sha256: str | None) -> Any:
 def _problem(spec_json: str) -> Any:
     import json
 
-    from solvers.generators import generate
+    from fcocheck.solvers.generators import generate
 
     spec = json.loads(spec_json)
     if "file" in spec:
@@ -75,7 +75,7 @@ def _problem(spec_json: str) -> Any:
 
 @lru_cache(maxsize=16)
 def _instance(spec_json: str) -> tuple[Any, Any]:
-    from solvers.reference import reference_solve
+    from fcocheck.solvers.reference import reference_solve
 
     problem = _problem(spec_json)
     return problem, reference_solve(problem)
@@ -130,7 +130,7 @@ def execute(config: RunConfig, references: dict[str, Any] | None = None) -> RunR
 
     ``references``: certified references by problem spec (``solve_reference``), else solved here.
     """
-    from solvers.engine.run import run
+    from fcocheck.solvers.engine.run import run
 
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.perf_counter()

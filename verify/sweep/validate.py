@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from verify.sweep.config import InvalidSweepError, RunConfig, canonical
+from fcocheck.verify.sweep.config import InvalidSweepError, RunConfig, canonical
 
 MAX_LISTED = 5
 
@@ -23,12 +23,12 @@ def _problem(cfg: RunConfig, cache: dict[str, Any]) -> Any:
     key = canonical(cfg.problem.as_dict())
     if key not in cache:
         if cfg.problem.file is None:
-            from solvers.generators import check_parameters, generate
+            from fcocheck.solvers.generators import check_parameters, generate
 
             params = check_parameters(cfg.problem.generator, dict(cfg.problem.params), strict=True)
             cache[key] = generate(cfg.problem.generator, **params)
         else:
-            from verify.sweep.task import load_file_instance
+            from fcocheck.verify.sweep.task import load_file_instance
 
             cache[key] = load_file_instance(cfg.problem.file, cfg.problem.sha256)
     return cache[key]
@@ -36,7 +36,7 @@ def _problem(cfg: RunConfig, cache: dict[str, Any]) -> Any:
 
 def check_config(cfg: RunConfig, cache: dict[str, Any] | None = None) -> None:
     """Raise the engine's own error for a configuration that cannot run."""
-    from solvers.engine.run import check_setup
+    from fcocheck.solvers.engine.run import check_setup
 
     check_setup(cfg.algorithm, _problem(cfg, {} if cache is None else cache), dict(cfg.hp), cfg.rounds,
                 cfg.oracle, cfg.participation, cfg.record)
@@ -44,7 +44,7 @@ def check_config(cfg: RunConfig, cache: dict[str, Any] | None = None) -> None:
 
 def check_configs(configs: Iterable[RunConfig]) -> None:
     """Check every configuration; raise one ``InvalidSweepError`` listing the distinct problems."""
-    from solvers.errors import FcocheckError
+    from fcocheck.solvers.errors import FcocheckError
 
     problems: dict[str, list[RunConfig]] = {}
     cache: dict[str, Any] = {}

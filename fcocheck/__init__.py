@@ -1,0 +1,47 @@
+"""fcocheck: check the theory of federated composite optimization against real runs.
+
+The four packages are ``fcocheck.solvers`` (problems, oracles, algorithms, the round engine,
+certified optima), ``fcocheck.rates`` (theorems as sympy objects, fits, verdict rules),
+``fcocheck.verify`` (invariants, properties, experiments, sweeps and the results store) and
+``fcocheck.reports`` (figures, HTML/Markdown, the CLI).  What a user touches is re-exported here
+and imported on first use, so ``import fcocheck`` (and ``fcocheck --help``) stays cheap:
+
+    from fcocheck import generate, reference_solve, run
+    problem = generate("lasso-paper")
+    trace = run("feddualavg", problem, {"eta_c": 0.02, "local_steps": 10}, rounds=100)
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+#: public name -> the module that defines it
+_PUBLIC = {
+    "run": "fcocheck.solvers.engine.run",
+    "Trace": "fcocheck.solvers.engine.trace",
+    "Problem": "fcocheck.solvers.problem",
+    "generate": "fcocheck.solvers.generators",
+    "load_instance": "fcocheck.solvers.instance_io",
+    "save_instance": "fcocheck.solvers.instance_io",
+    "reference_solve": "fcocheck.solvers.reference",
+    "register": "fcocheck.verify.user",
+    "UserAlgorithm": "fcocheck.verify.user",
+    "run_suite": "fcocheck.verify.suite",
+    "FcocheckError": "fcocheck.solvers.errors",
+}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use (PEP 562)."""
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'fcocheck' has no attribute {name!r}")
+    value = getattr(import_module(_PUBLIC[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PUBLIC))
