@@ -21,6 +21,7 @@ from fcocheck.reports.model import ExperimentBlock, Report, ReproductionBlock, T
 from fcocheck.reports.plotdata import experiment_figure, reproduction_figure, tightness_figure
 from fcocheck.solvers import algorithms
 from fcocheck.solvers.engine.trace import jsonable
+from fcocheck.solvers.files import Writer
 from fcocheck.verify.experiments import EXPERIMENTS
 from fcocheck.verify.properties import PROPERTIES, R_A, R_O1, TOL_A, TOL_O1
 from fcocheck.verify.report_jobs import conformance_jobs, experiment_jobs, write_files
@@ -226,5 +227,5 @@ def build(
         "A": f"drift ≤ {TOL_A:g} over {R_A} rounds from w*",
         "B–D": f"relative gap ≤ {TOL_O1:g} (a solution, not an approximation) within {R_O1} rounds",
     }
-    (out / "report.json").write_text(json.dumps(report.as_dict(), indent=1, default=jsonable))
+    Writer(out).write_text("report.json", json.dumps(report.as_dict(), indent=1, default=jsonable))
     return report

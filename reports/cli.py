@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``fcocheck`` console script."""
     from fcocheck.reports.parsers import build_parser
     from fcocheck.solvers.errors import CertificationError, FcocheckError, InterruptedRunError
+    from fcocheck.solvers.files import WriteFailedError
 
     args = build_parser(_version()).parse_args(argv)
     try:
@@ -43,6 +44,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except CertificationError as exc:
         print(f"fcocheck: certification failed: {exc}", file=sys.stderr)
+        return 1
+    except WriteFailedError as exc:  # a full disk, a read-only directory: nothing partial was left
+        print(f"fcocheck: {exc}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         # the reader went away (``| head``): no traceback, and no second error at exit

@@ -19,6 +19,7 @@ from pathlib import Path
 from fcocheck.reports.cli_common import UsageError
 from fcocheck.solvers import algorithms
 from fcocheck.solvers.errors import FcocheckError
+from fcocheck.solvers.files import Writer
 from fcocheck.verify.claims import AGREES, DISAGREES, KNOWN, UNVERIFIED
 from fcocheck.verify.conformance import Cell, Conformance, collect, plan, unit_cells, units
 from fcocheck.verify.properties import PROPERTIES, R_A, R_O1, TOL_A, TOL_O1
@@ -91,9 +92,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     except FcocheckError as exc:
         raise UsageError(str(exc)) from None
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    log = out / "check.jsonl"
-    log.write_text("")
+    log = Writer(out).write_text("check.jsonl", "")  # checked: inside --out, not a link, a regular file
     budget = "quick" if args.quick else args.budget
     _, algs = plan(names)
     todo = units(names)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 from fcocheck.reports import solve_cache
 from fcocheck.reports.cli_common import UsageError, check_writable, load_problem, parse_params
 from fcocheck.solvers.constants import ProblemConstants, compute_constants
+from fcocheck.solvers.files import write_file
 from fcocheck.solvers.generators import GENERATORS, describe, parameters
 from fcocheck.solvers.instance_io import save_instance
 from fcocheck.solvers.metrics import recovery
@@ -78,7 +78,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         "cache": {"path": str(path) if path else None, "reused": reuse},
     }
     if args.out:
-        Path(args.out).write_text(json.dumps(out, indent=1, default=float))
+        write_file(args.out, json.dumps(out, indent=1, default=float))
     if args.save_instance:
         save_instance(problem, args.save_instance)
     if args.json:

@@ -11,6 +11,7 @@ from typing import Any
 from fcocheck.rates import checks
 from fcocheck.rates.catalog import THEOREMS
 from fcocheck.reports.cli_common import UsageError
+from fcocheck.solvers.files import write_file
 from fcocheck.verify.experiments import select
 
 
@@ -85,8 +86,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         instance = (problem, reference_solve(problem))
     out = Path(args.out) if args.out else None
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text("")
+        write_file(out, "")  # checked: not a link, a regular file; then one line per experiment
     results = []
     by_name: dict[str, dict[str, Any]] = {}
     try:

@@ -18,6 +18,7 @@ import numpy as np  # noqa: E402
 from matplotlib.ticker import Formatter, FuncFormatter, LogLocator  # noqa: E402
 
 from fcocheck.reports.plotdata import Figure, Line, Panel  # noqa: E402
+from fcocheck.solvers.files import Writer, safe_stem
 
 STYLES = {
     "measured": {"lw": 1.8},
@@ -136,8 +137,13 @@ def _legend_below(ax: plt.Axes) -> None:
 
 
 def draw(fig: Figure, out: Path) -> tuple[Path, Path]:
-    """Write ``out/<stem>.png`` and ``out/<stem>.svg``; returns both paths."""
-    out.mkdir(parents=True, exist_ok=True)
+    """Write ``out/<stem>.png`` and ``out/<stem>.svg``; returns both paths.
+
+    The stem may come from a results store: it must be one plain file name (``safe_stem``), and both
+    files go through ``solvers.files.Writer`` (inside ``out``, no symlink followed, atomic).
+    """
+    stem = safe_stem(fig.stem)
+    writer = Writer(out)
     n = len(fig.panels)
     cols = min(n, 3)
     rows = math.ceil(n / cols)
@@ -148,8 +154,11 @@ def draw(fig: Figure, out: Path) -> tuple[Path, Path]:
     for ax in axes.ravel()[n:]:
         ax.set_visible(False)
     f.tight_layout()
-    png, svg = out / f"{fig.stem}.png", out / f"{fig.stem}.svg"
-    f.savefig(png, dpi=110)
-    f.savefig(svg, metadata={"Date": None})
-    plt.close(f)
-    return png, svg
+    try:
+        with writer.open(f"{stem}.png") as fh:
+            f.savefig(fh, dpi=110, format="png")
+        with writer.open(f"{stem}.svg") as fh:
+            f.savefig(fh, metadata={"Date": None}, format="svg")
+    finally:
+        plt.close(f)
+    return out / f"{stem}.png", out / f"{stem}.svg"

@@ -17,6 +17,7 @@ from fcocheck.reports.model import Report
 from fcocheck.reports.templates import environment
 from fcocheck.reports.text import mathml
 from fcocheck.reports.view import view
+from fcocheck.solvers.files import Writer
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1180px;margin:2em auto;
@@ -52,6 +53,4 @@ def render_html(r: Report, out: Path) -> Path:
     page = env.get_template("report.html.j2").render(
         **view(r, out, embed=True), css=CSS,
         footer_json=json.dumps({k: p[k] for k in FOOTER if k in p}, indent=1, ensure_ascii=False))
-    path = out / "index.html"
-    path.write_text(page, encoding="utf-8")
-    return path
+    return Writer(out).write_text("index.html", page)

@@ -8,6 +8,7 @@ from typing import Any
 from fcocheck.reports.model import Report
 from fcocheck.reports.templates import environment
 from fcocheck.reports.view import view
+from fcocheck.solvers.files import Writer
 
 MARK = {
     "consistent": "✅",
@@ -36,6 +37,4 @@ def render_md(r: Report, out: Path) -> Path:
     text = env.get_template("report.md.j2").render(
         **view(r, out, embed=False), marks=MARK,
         provenance_items=[(k, p[k]) for k in PROVENANCE if k in p])
-    path = out / "report.md"
-    path.write_text(text, encoding="utf-8")
-    return path
+    return Writer(out).write_text("report.md", text)

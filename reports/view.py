@@ -16,6 +16,7 @@ from typing import Any
 from fcocheck.rates.catalog import THEOREMS
 from fcocheck.reports.model import Report
 from fcocheck.reports.text import BIBLIOGRAPHY, readable, shorten
+from fcocheck.solvers.files import is_counterexample_link
 
 EVIDENCE_CHARS = 220
 
@@ -80,6 +81,14 @@ def _not_expressed() -> list[dict[str, str]]:
     return [{"what": readable(k), "why": readable(v)} for k, v in NOT_EXPRESSED.items()]
 
 
+def _link(rel: Any) -> str | None:
+    """A counterexample link from the store, kept only as ``counterexamples/NAME`` (no scheme, no ``..``).
+
+    Autoescaping makes a value safe inside an attribute, not as a URL: ``javascript:…`` survives it.
+    """
+    return rel if is_counterexample_link(rel) else None
+
+
 def _invariant(c: dict[str, Any]) -> dict[str, Any]:
     return {
         "column": c["column"],
@@ -88,7 +97,7 @@ def _invariant(c: dict[str, Any]) -> dict[str, Any]:
         "outcome": c["outcome"],
         "ok": c["ok"],
         "examples": c["examples"],
-        "counterexample": c.get("counterexample"),
+        "counterexample": _link(c.get("counterexample")),
         "size": c.get("size"),
         "detail": shorten(readable(c["detail"]), EVIDENCE_CHARS),
     }
@@ -168,7 +177,9 @@ def _tightness(out: Path, b: Any, embed: bool) -> dict[str, Any]:
 
 def view(r: Report, out: Path, embed: bool) -> dict[str, Any]:
     """Everything the templates print (``embed``: PNGs inline as base64, for the HTML)."""
-    by = {(c["algorithm"], c["column"]): {**c, "claim": readable(c.get("claim") or "")} for c in r.properties}
+    by = {(c["algorithm"], c["column"]): {**c, "claim": readable(c.get("claim") or ""),
+                                          "counterexample": _link(c.get("counterexample"))}
+          for c in r.properties}
     matrix = [{"algorithm": a, "cells": [by.get((a, p)) for p in r.property_rules]} for a in r.algorithms]
     return {
         "mode": r.mode,

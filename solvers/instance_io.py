@@ -21,6 +21,7 @@ import scipy.sparse as sp
 
 from fcocheck.solvers import mirror_maps, regularizers
 from fcocheck.solvers.errors import InvalidInstanceFileError
+from fcocheck.solvers.files import Writer
 from fcocheck.solvers.problem import Problem, sample_weights, uniform_weights
 from fcocheck.solvers.spec import closest
 
@@ -113,8 +114,10 @@ def save_instance(problem: Problem, path: str | Path) -> Path:
             "shape": list(problem.shape) if problem.shape else None,
             "generator": problem.meta}
     path = Path(path)
-    np.savez(path, meta=np.array(json.dumps(meta)), **arrays)
-    return path if path.suffix == ".npz" else path.with_suffix(path.suffix + ".npz")
+    name = path.name if path.name.endswith(".npz") else path.name + ".npz"  # numpy's own naming rule
+    with Writer(path.parent).open(name) as fh:
+        np.savez(fh, meta=np.array(json.dumps(meta)), **arrays)
+    return path.with_name(name)
 
 
 def _read(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
@@ -152,7 +155,59 @@ def _read(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     return meta, arrays
 
 
+def _sparse_block(arrays: dict[str, np.ndarray], key: str, path: Path) -> sp.csr_matrix:
+    """``key``'s CSR block, fully checked before use (an index ≥ d crashed the process in C)."""
+    parts = {s: arrays.get(f"{key}_{s}") for s in ("data", "indices", "indptr", "shape")}
+    missing = [s for s, v in parts.items() if v is None]
+    if missing:
+        raise InvalidInstanceFileError(f"instance file {str(path)!r}: sparse block {key} misses "
+                                       f"{[f'{key}_{s}' for s in missing]}; the rule is data, indices, "
+                                       "indptr, shape")
+    shape, ind, ptr = parts["shape"], parts["indices"], parts["indptr"]
+    if shape.shape != (2,) or shape.dtype.kind not in "iu" or np.any(shape < 0):
+        raise InvalidInstanceFileError(f"instance file {str(path)!r}: {key}_shape = {shape.tolist()}; "
+                                       "the rule is two integers >= 0")
+    n, d = (int(v) for v in shape)
+    if ind.ndim != 1 or ptr.ndim != 1 or ind.dtype.kind not in "iu" or ptr.dtype.kind not in "iu":
+        raise InvalidInstanceFileError(f"instance file {str(path)!r}: {key}_indices / {key}_indptr must be "
+                                       "one-dimensional integer arrays")
+    if ptr.size != n + 1 or (ptr.size and (ptr[0] != 0 or ptr[-1] != ind.size or np.any(np.diff(ptr) < 0))) \
+            or parts["data"].shape != ind.shape:
+        raise InvalidInstanceFileError(f"instance file {str(path)!r}: sparse block {key} is inconsistent "
+                                       f"(indptr of length {ptr.size} for {n} rows, {ind.size} indices, "
+                                       f"{parts['data'].size} values); the rule is CSR: indptr[0] = 0, "
+                                       "non-decreasing, indptr[-1] = len(indices) = len(data)")
+    if ind.size and (ind.min() < 0 or ind.max() >= d):
+        raise InvalidInstanceFileError(f"instance file {str(path)!r}: sparse block {key} has a column index "
+                                       f"{int(ind.min() if ind.min() < 0 else ind.max())} outside [0, {d}); "
+                                       f"the rule is 0 <= index < d = {d}")
+    A = sp.csr_matrix((parts["data"], ind, ptr), shape=(n, d))
+    try:
+        A.check_format(full_check=True)
+    except ValueError as exc:
+        raise InvalidInstanceFileError(f"instance file {str(path)!r}: sparse block {key} is malformed "
+                                       f"({exc})") from None
+    return A
+
+
+def _client_keys(arrays: dict[str, np.ndarray], name: str, path: Path) -> list[int]:
+    """The client indices m of ``name_m`` / ``name_m_*`` keys: 0 … M−1 with none missing."""
+    found = sorted({int(k[len(name) + 1:].split("_")[0]) for k in arrays
+                    if k.startswith(f"{name}_") and k[len(name) + 1:].split("_")[0].isdigit()})
+    if found != list(range(len(found))):
+        gap = next(m for m in range(len(found) + 1) if m not in found)
+        raise InvalidInstanceFileError(
+            f"instance file {str(path)!r}: per-client arrays {name}_m for m in {found}, but {name}_{gap} is "
+            f"missing; the rule is {name}_0 … {name}_(M-1) with none left out")
+    return found
+
+
 def _blocks(arrays: dict[str, np.ndarray], name: str, path: Path) -> list[Any]:
+    per_client = _client_keys(arrays, name, path)
+    if name in arrays and per_client:
+        raise InvalidInstanceFileError(
+            f"instance file {str(path)!r} has both {name!r} and {name}_0 …; the rule is one of the two "
+            "layouts (stacked, or one array per client)")
     if name in arrays:
         stacked, want = arrays[name], 3 if name == "X" else 2
         if stacked.ndim != want:
@@ -160,19 +215,14 @@ def _blocks(arrays: dict[str, np.ndarray], name: str, path: Path) -> list[Any]:
                 f"instance file {str(path)!r}: {name!r} has shape {stacked.shape}; the rule is "
                 + ("(M, n, d)" if name == "X" else "(M, n)") + f" (or {name}_0, {name}_1, ... per client)")
         return list(stacked)
-    out, m = [], 0
-    while f"{name}_{m}" in arrays or f"{name}_{m}_data" in arrays:
-        if f"{name}_{m}_data" in arrays:
-            try:
-                out.append(sp.csr_matrix((arrays[f"{name}_{m}_data"], arrays[f"{name}_{m}_indices"],
-                                          arrays[f"{name}_{m}_indptr"]),
-                                         shape=tuple(arrays[f"{name}_{m}_shape"])))
-            except (KeyError, ValueError) as exc:
-                raise InvalidInstanceFileError(
-                    f"instance file {str(path)!r}: sparse block {name}_{m} is malformed ({exc})") from None
-        else:
-            out.append(arrays[f"{name}_{m}"])
-        m += 1
+    out = []
+    for m in per_client:
+        dense, sparse = f"{name}_{m}" in arrays, f"{name}_{m}_data" in arrays
+        if dense == sparse:
+            raise InvalidInstanceFileError(
+                f"instance file {str(path)!r}: client {m} has " + ("both " if dense else "neither ")
+                + f"{name}_{m} and {name}_{m}_data; the rule is one dense array or one CSR block per client")
+        out.append(_sparse_block(arrays, f"{name}_{m}", path) if sparse else arrays[f"{name}_{m}"])
     if not out:
         raise InvalidInstanceFileError(
             f"instance file {str(path)!r} misses the key {name!r} (or {name}_0, {name}_1, ...)")

@@ -290,6 +290,9 @@ def _validate_components(p: Problem) -> None:
     psi, h = p.regularizer, p.mirror
     if isinstance(psi, Nuclear) and psi.shape[0] * psi.shape[1] != p.d:
         _fail(p, f"nuclear shape {psi.shape} does not match d = {p.d}; the rule is d1·d2 = d")
+    if isinstance(psi, Nuclear) and p.shape is not None and tuple(p.shape) != tuple(psi.shape):
+        _fail(p, f"nuclear shape {tuple(psi.shape)} differs from the model shape {tuple(p.shape)}; the rule "
+                 "is one matrix shape")
     if isinstance(psi, GroupLasso) and len(psi.groups) != p.d:
         _fail(p, f"group_lasso labels {len(psi.groups)} coordinates, d = {p.d}; the rule is one "
                  "label per coordinate")

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import difflib
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 
 def closest(name: str, choices: Sequence[str]) -> str:
@@ -36,8 +39,23 @@ def build_from_spec(
     if name not in registry:
         raise error(f"unknown {kind} {name!r}; known: {sorted(registry)}{closest(name, list(registry))}")
     params = {k: v for k, v in spec.items() if k != "name"}
-    for key in params:
+    for key, value in params.items():
         if key not in parameters[name]:
             raise error(f"{kind} {name!r} has no parameter {key!r}; its parameters are "
                         f"{list(parameters[name])}{closest(key, parameters[name])}")
+        if not (_number(value) or (key in LIST_PARAMETERS and isinstance(value, list | tuple)
+                                   and len(value) <= MAX_LIST and all(_number(v) for v in value))):
+            shape = "a list of numbers" if key in LIST_PARAMETERS else "a number"
+            raise error(f"{kind} {name!r}: {key} = {value!r} ({type(value).__name__}); the rule is {shape} "
+                        "(never a string or a boolean: nothing is coerced)")
     return registry[name], params
+
+
+#: parameters given as lists (group labels, a nuclear norm's shape, a diagonal mirror map's entries)
+LIST_PARAMETERS = ("groups", "shape", "a")
+MAX_LIST = 10**7
+
+
+def _number(v: Any) -> bool:
+    """A real number (Python or numpy), never a boolean or a string."""
+    return isinstance(v, numbers.Real) and not isinstance(v, bool | np.bool_)

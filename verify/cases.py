@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from fcocheck.solvers.errors import InvalidProblemError
+from fcocheck.solvers.files import Writer
 from fcocheck.solvers.instance_io import save_instance
 from fcocheck.solvers.mirror_maps import Euclidean
 from fcocheck.solvers.problem import Problem, sample_weights, uniform_weights
@@ -150,13 +151,10 @@ def save_case(directory: str | Path, stem: str, spec: InstanceSpec, record: dict
     the evidence; returns the JSON path.
     """
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
     save_instance(build(spec), directory / f"{stem}.npz")
-    path = directory / f"{stem}.json"
-    path.write_text(
-        json.dumps({"spec": asdict(spec), "size": spec.size(), **record}, indent=2, default=float) + "\n"
-    )
-    return path
+    return Writer(directory).write_text(
+        f"{stem}.json",
+        json.dumps({"spec": asdict(spec), "size": spec.size(), **record}, indent=2, default=float) + "\n")
 
 
 def load_spec(path: str | Path) -> InstanceSpec:

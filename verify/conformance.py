@@ -22,6 +22,7 @@ from fcocheck.solvers import algorithms
 from fcocheck.solvers.algorithms.base import Algorithm
 from fcocheck.solvers.engine.run import prepare
 from fcocheck.solvers.errors import FcocheckError
+from fcocheck.solvers.files import Writer
 from fcocheck.solvers.smoothness import sample_smoothness
 from fcocheck.verify.cases import PSI_KINDS, InstanceSpec, build, save_case
 from fcocheck.verify.claims import DISAGREES, claim
@@ -112,9 +113,7 @@ def _cell(
         else:
             import json
 
-            out.mkdir(parents=True, exist_ok=True)
-            path = out / f"{stem}.json"
-            path.write_text(json.dumps(record, indent=2, default=str) + "\n")
+            path = Writer(out).write_text(f"{stem}.json", json.dumps(record, indent=2, default=str) + "\n")
             cell.size = case.describe() if hasattr(case, "describe") else repr(case)
         cell.counterexample = str(path)
     return cell

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from fcocheck.solvers import algorithms
+from fcocheck.solvers.files import COUNTEREXAMPLES, UnsafePathError, Writer, is_counterexample_link
 from fcocheck.verify.conformance import check_invariant, check_properties
 from fcocheck.verify.experiments import EXPERIMENTS
 from fcocheck.verify.invariants import INVARIANTS
-from fcocheck.verify.safe_paths import inside
 from fcocheck.verify.sweep.session import Job
 
 
@@ -93,12 +93,16 @@ def conformance_jobs(algs: list[str], budget: str, seed: int) -> list[Job]:
 def write_files(payloads: dict[str, dict[str, Any]], out: Path) -> list[Path]:
     """Write the counterexample files carried by conformance payloads under ``out``.
 
-    Every name is checked first (``verify.safe_paths.inside``): one name that would leave ``out``
-    refuses the whole set, and nothing is written.
+    Every name is checked first (``solvers.files.Writer.path``: inside ``out``, under
+    ``counterexamples/``, no symlink): one name that breaks a rule refuses the whole set, and nothing
+    is written.
     """
-    plan = [(inside(out, rel), data) for payload in payloads.values()
+    writer = Writer(out)
+    plan = [(rel, data) for payload in payloads.values()
             for rel, data in (payload.get("files") or {}).items()]
-    for path, data in plan:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(base64.b64decode(data))
-    return [p for p, _ in plan]
+    for rel, _ in plan:
+        writer.path(rel, make_dirs=False)
+        if not is_counterexample_link(rel):
+            raise UnsafePathError(f"counterexample file {rel!r} from the results store is not a plain name "
+                                  f"under '{COUNTEREXAMPLES}/'; the rule is {COUNTEREXAMPLES}/NAME.json")
+    return [writer.write_bytes(rel, base64.b64decode(data)) for rel, data in plan]

@@ -9,6 +9,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import numpy as np
+
 from fcocheck.solvers.algorithms import (
     baselines,
     dane,
@@ -161,6 +163,9 @@ def get(name: str) -> Algorithm:
 
 def _convert(alg: Algorithm, f: dataclasses.Field, value: Any) -> Any:
     kind = type(f.default) if f.default is not dataclasses.MISSING else float
+    if isinstance(value, bool | np.bool_) and kind is not bool:
+        raise InvalidHyperparameterError(
+            f"{alg.name}: {f.name} = {value!r} is a boolean; the rule is a {kind.__name__} (true is never 1)")
     if kind is int and isinstance(value, float) and value.is_integer():
         return int(value)
     if not isinstance(value, str):

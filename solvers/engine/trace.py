@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from fcocheck.solvers.errors import InvalidInstanceFileError
+from fcocheck.solvers.files import Writer
 
 Array = np.ndarray
 COMPLETED, DIVERGED, INTERRUPTED = "completed", "diverged", "interrupted"
@@ -76,10 +77,8 @@ class Trace:
     def save(self, path: str | Path) -> Path:
         """Write ``path`` (.npz): every array plus ``__meta__`` (JSON text)."""
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".partial.npz")
-        np.savez_compressed(tmp, __meta__=np.array(json.dumps(self.meta, default=jsonable)), **self.arrays)
-        tmp.replace(path)
+        with Writer(path.parent).open(path.name) as fh:  # atomic: a reader never sees half a trace
+            np.savez_compressed(fh, __meta__=np.array(json.dumps(self.meta, default=jsonable)), **self.arrays)
         return path
 
     @classmethod

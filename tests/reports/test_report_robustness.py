@@ -15,8 +15,8 @@ import pytest
 
 from fcocheck.reports.cli import main
 from fcocheck.solvers.errors import CertificationError
+from fcocheck.solvers.files import UnsafePathError, Writer
 from fcocheck.verify.report_jobs import write_files
-from fcocheck.verify.safe_paths import UnsafePathError, inside
 
 ARGS = ["--experiment", "fco-eq-4.5", "--algorithm", "none", "--reproduction", "fedcanon-table3",
         "--reproduction", "fedcanon-fig1", "--reproduction", "fco-curse", "--workers", "1", "--no-progress"]
@@ -77,9 +77,9 @@ def test_symlink_escape_is_refused(tmp_path):
     out = tmp_path / "out"
     (out / "counterexamples").mkdir(parents=True)
     (out / "counterexamples" / "link").symlink_to(tmp_path)
-    with pytest.raises(UnsafePathError, match="outside"):
-        inside(out, "counterexamples/link/evil.json")
-    assert inside(out, "counterexamples/x.json") == (out / "counterexamples" / "x.json").resolve()
+    with pytest.raises(UnsafePathError, match="symbolic link"):
+        Writer(out).path("counterexamples/link/evil.json")
+    assert Writer(out).path("counterexamples/x.json") == out / "counterexamples" / "x.json"
 
 
 def test_crafted_store_cannot_make_the_report_write_outside_out(tmp_path, capsys):

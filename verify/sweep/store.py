@@ -34,6 +34,7 @@ import numpy as np
 
 from fcocheck.solvers.engine.trace import jsonable
 from fcocheck.solvers.errors import FcocheckError
+from fcocheck.solvers.files import Writer
 from fcocheck.verify.sweep.task import RunRecord
 
 APP = "fcocheck-results"
@@ -331,8 +332,9 @@ class Store:
         if fmt not in ("csv", "parquet"):
             raise StoreError(f"export format {fmt!r} ({str(path)!r}); the rule is a .csv or .parquet file")
         header, rows = self.wide_rows()
+        writer = Writer(path.parent)
         if fmt == "csv":
-            with path.open("w", newline="") as fh:
+            with writer.open(path.name, "w", encoding="utf-8", newline="") as fh:
                 w = csv.writer(fh)
                 w.writerow(header)
                 w.writerows(rows)
@@ -346,7 +348,8 @@ class Store:
             ) from None
         data = list(rows)
         columns = {c: [_arrow_scalar(r[i]) for r in data] for i, c in enumerate(header)}
-        pq.write_table(pa.table(columns), path)
+        with writer.open(path.name) as fh:
+            pq.write_table(pa.table(columns), fh)
         return path
 
 

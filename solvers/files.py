@@ -1,0 +1,186 @@
+"""The one way fcocheck writes a file: inside its output directory, through no symlink, atomically.
+
+Every file the tool writes (report pages, figures, counterexamples, exports, traces, instance files,
+logs) goes through ``Writer(root)``:
+
+* **inside**: the name is relative, without ``..``, NUL or a drive, and every component from ``root``
+  down to the file is a plain directory or (last) a regular file — a symbolic link anywhere below
+  ``root`` is refused, never followed (a link planted as ``out/report.md → ../elsewhere`` cannot
+  redirect a write), and so is a FIFO, socket or device in the file's place;
+* **names from data** (a figure's stem taken from a results store) must also be a single safe
+  component (``safe_stem``): letters, digits, ``. _ -``, not starting with a dot;
+* **atomic**: bytes go to a temporary file in the same directory, then ``os.replace`` puts them in
+  place; on any failure the temporary file is removed, so a reader never sees half a file and a
+  full disk leaves nothing partial;
+* **failures are results**: a full disk, a read-only directory or an over-long name raise
+  ``WriteFailedError`` (the CLI prints it and exits 1), naming the file and the cause.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path, PurePosixPath
+from typing import IO
+
+from fcocheck.solvers.errors import FcocheckError
+
+_STEM = re.compile(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,150}")
+
+
+class UnsafePathError(FcocheckError):
+    """A file name that would leave the output directory, pass through a symlink, or is not a file."""
+
+
+class WriteFailedError(RuntimeError):
+    """The file system refused a write (full disk, read-only, name too long); nothing partial is left."""
+
+
+def safe_stem(name: str) -> str:
+    """``name`` if it is one safe file-name component (for names taken from stored data)."""
+    if not isinstance(name, str) or not _STEM.fullmatch(name) or name in (".", ".."):
+        raise UnsafePathError(f"file name {name!r} from stored data is not a plain file name; the rule is "
+                              "letters, digits, '.', '_', '-' (at most 151, not starting with '.')")
+    return name
+
+
+def _parts(rel: str | os.PathLike) -> tuple[str, ...]:
+    text = str(rel)
+    parts = PurePosixPath(text).parts
+    if not text or "\x00" in text or PurePosixPath(text).is_absolute() or Path(text).is_absolute() \
+            or ".." in parts or "\\" in text:
+        raise UnsafePathError(f"file name {text!r} leaves the output directory; the rule is a relative "
+                              "path without '..', '\\' or NUL")
+    return tuple(p for p in parts if p != ".")
+
+
+def _refuse_link(path: Path, what: str) -> os.stat_result | None:
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        raise UnsafePathError(f"{what} {str(path)!r} is a symbolic link; the rule is that nothing under the "
+                              "output directory is followed through a link")
+    return st
+
+
+class Writer:
+    """Writes under ``root`` only (module docstring).  ``root`` itself may be given through a link."""
+
+    def __init__(self, root: str | os.PathLike) -> None:
+        self.root = Path(root)
+
+    def path(self, rel: str | os.PathLike, make_dirs: bool = True) -> Path:
+        """The checked target ``root/rel``; its directories are created (never through a link)."""
+        parts = _parts(rel)
+        if not parts:
+            raise UnsafePathError(f"file name {str(rel)!r} names the output directory itself; "
+                                  "the rule is a file")
+        base = self.root
+        if base.exists() and not base.is_dir():
+            raise UnsafePathError(f"output directory {str(base)!r} is not a directory")
+        if make_dirs:
+            _mkdir(base)
+        cur = base
+        for part in parts[:-1]:
+            cur = cur / part
+            st = _refuse_link(cur, "directory")
+            if st is None:
+                if make_dirs:
+                    _mkdir(cur)
+            elif not stat.S_ISDIR(st.st_mode):
+                raise UnsafePathError(f"{str(cur)!r} is not a directory; the rule is a directory there")
+        target = cur / parts[-1]
+        st = _refuse_link(target, "file")
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            raise UnsafePathError(f"{str(target)!r} exists and is not a regular file (a directory, FIFO, "
+                                  "socket or device); the rule is a regular file or nothing")
+        return target
+
+    @contextmanager
+    def open(self, rel: str | os.PathLike, mode: str = "wb", encoding: str | None = None,
+             newline: str | None = None) -> Iterator[IO]:
+        """A file object on a temporary file that replaces ``root/rel`` when the block ends cleanly."""
+        if mode not in ("wb", "w"):
+            raise ValueError(f"mode {mode!r}; the rule is 'w' or 'wb' (a whole file, replaced atomically)")
+        target = self.path(rel)
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:40]}.", suffix=".tmp", dir=target.parent)
+        except OSError as exc:
+            raise _failed(target, exc) from None
+        try:
+            with os.fdopen(fd, mode, encoding=encoding if "b" not in mode else None,
+                           newline=newline if "b" not in mode else None) as fh:
+                yield fh
+            os.replace(tmp, target)
+        except OSError as exc:
+            _remove(tmp)
+            raise _failed(target, exc) from None
+        except BaseException:
+            _remove(tmp)
+            raise
+
+    def write_bytes(self, rel: str | os.PathLike, data: bytes) -> Path:
+        """``root/rel`` ← ``data`` (atomic); returns the path."""
+        with self.open(rel, "wb") as fh:
+            fh.write(data)
+        return self.root.joinpath(*_parts(rel))
+
+    def write_text(self, rel: str | os.PathLike, text: str) -> Path:
+        """``root/rel`` ← ``text`` in UTF-8 (atomic); returns the path."""
+        return self.write_bytes(rel, text.encode("utf-8"))
+
+
+#: the report's folder of counterexample files (the only files a report links to by name)
+COUNTEREXAMPLES = "counterexamples"
+
+
+def is_counterexample_link(rel: object) -> bool:
+    """Whether ``rel`` is ``counterexamples/NAME`` with NAME a plain file name.
+
+    Such a link has no URL scheme (no ``:``, so no ``javascript:``), no ``..`` and no query; it is the
+    only form a link taken from stored data may take in the report (HTML ``href`` or Markdown).
+    """
+    if not isinstance(rel, str) or ":" in rel or "?" in rel or "#" in rel:
+        return False
+    try:
+        parts = _parts(rel)
+        return len(parts) == 2 and parts[0] == COUNTEREXAMPLES and safe_stem(parts[1]) == parts[1]
+    except UnsafePathError:
+        return False
+
+
+def write_file(path: str | os.PathLike, data: bytes | str) -> Path:
+    """Write one named file (``--out FILE``): ``path``'s directory is the root, the name its only part."""
+    p = Path(path)
+    w = Writer(p.parent if str(p.parent) else ".")
+    return w.write_bytes(p.name, data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def _mkdir(path: Path) -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise UnsafePathError(f"{str(path)!r} exists and is not a directory") from None
+    except OSError as exc:
+        raise _failed(path, exc) from None
+
+
+def _remove(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
+
+
+def _failed(target: Path, exc: OSError) -> WriteFailedError:
+    why = {errno.ENOSPC: "the disk is full", errno.EROFS: "the file system is read-only",
+           errno.ENAMETOOLONG: "the name is too long", errno.EACCES: "permission denied",
+           errno.EDQUOT: "the disk quota is exceeded"}.get(exc.errno, exc.strerror or str(exc))
+    return WriteFailedError(f"could not write {str(target)!r}: {why}; nothing partial was left")

@@ -1,0 +1,210 @@
+"""Issue 32's defects, each with the input that showed it: a crafted store, a planted symlink, a
+malformed instance file, a coerced value.  Every one must end in a clean refusal (exit 2, the value
+and the rule named) with nothing written outside ``--out`` — and legal inputs of the same kind pass.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fcocheck.reports.cli import main
+from fcocheck.reports.draw import draw
+from fcocheck.reports.plotdata import Figure, Line, Panel
+from fcocheck.solvers.files import UnsafePathError, Writer, is_counterexample_link, safe_stem
+
+REPORT = ["--experiment", "fco-eq-4.5", "--algorithm", "fedavg", "--reproduction", "none",
+          "--budget", "quick", "--workers", "1", "--no-progress"]
+
+
+def _report(out: Path, store: Path) -> int:
+    return main(["report", "--out", str(out), "--store", str(store), *REPORT])
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    """A real store holding one quick report's payloads (built once for the module)."""
+    root = tmp_path_factory.mktemp("stored")
+    assert _report(root / "rep", root / "s.sqlite") in (0, 1)
+    return root / "s.sqlite"
+
+
+def _crafted(stored: Path, tmp_path: Path, kind: str, edit) -> Path:  # noqa: ANN001
+    """A copy of ``stored`` with every ``kind`` payload rewritten by ``edit``."""
+    store = tmp_path / "crafted.sqlite"
+    store.write_bytes(stored.read_bytes())
+    con = sqlite3.connect(store)
+    rows = con.execute("SELECT rowid, payload FROM results WHERE kind = ?", (kind,)).fetchall()
+    for rowid, payload in rows:
+        con.execute("UPDATE results SET payload = ? WHERE rowid = ?", (json.dumps(edit(json.loads(payload))),
+                                                                        rowid))
+    con.commit()
+    con.close()
+    return store
+
+
+def _files(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*")}
+
+
+def test_a_stored_experiment_name_cannot_place_a_figure_outside_out(stored, tmp_path, capsys):
+    def rename(p):
+        p["name"] = "../../escaped_figure"
+        return p
+
+    before = _files(tmp_path)
+    code = _report(tmp_path / "rep", _crafted(stored, tmp_path, "experiment", rename))
+    assert code == 2 and "escaped_figure" in capsys.readouterr().err
+    assert not [f for f in _files(tmp_path) - before if "escaped_figure" in f]
+
+
+def test_figure_stems_must_be_one_plain_name(tmp_path):
+    fig = Figure("../x", "t", [Panel("p", "x", "y", [Line("a", [1.0, 2.0], [1.0, 2.0])])])
+    with pytest.raises(UnsafePathError, match="not a plain file name"):
+        draw(fig, tmp_path / "out")
+    assert not (tmp_path / "x.png").exists()
+    for bad in ("../x", "/etc/x", "a/b", ".hidden", "", "x" * 200, "x\x00"):
+        with pytest.raises(UnsafePathError):
+            safe_stem(bad)
+    fig.stem = "fco-4.3-floor-K"  # legal names, including dots and dashes, pass
+    png, svg = draw(fig, tmp_path / "out")
+    assert png.is_file() and svg.is_file() and not list((tmp_path / "out").glob(".*tmp"))
+
+
+def test_a_stored_link_cannot_inject_a_url_scheme(stored, tmp_path):
+    def inject(p):
+        for c in p.get("cells", []):
+            c["counterexample"] = "javascript:alert(document.cookie)"
+        return p
+
+    out = tmp_path / "rep"
+    _report(out, _crafted(stored, tmp_path, "conformance", inject))
+    for page in ("index.html", "report.md"):
+        assert "javascript:" not in (out / page).read_text(), page
+
+
+@pytest.mark.parametrize("link,ok", [("counterexamples/written-fedmid__0.json", True),
+                                     ("javascript:alert(1)", False), ("JAVASCRIPT:x", False),
+                                     ("counterexamples/../x.json", False), ("/etc/passwd", False),
+                                     ("https://evil/x", False), ("counterexamples/a/b.json", False),
+                                     ("counterexamples/x.json?q=1", False), (None, False), (3, False)])
+def test_counterexample_links_are_plain_names_under_their_folder(link, ok):
+    assert is_counterexample_link(link) is ok
+
+
+def test_a_symlink_planted_in_out_is_refused_not_followed(stored, tmp_path, capsys):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    precious = elsewhere / "precious.txt"
+    precious.write_text("keep me")
+    out = tmp_path / "rep"
+    out.mkdir()
+    (out / "report.md").symlink_to(precious)
+    code = _report(out, stored)
+    assert code == 2 and "symbolic link" in capsys.readouterr().err
+    assert precious.read_text() == "keep me"
+
+
+def test_the_writer_refuses_special_files_and_leaves_nothing_partial(tmp_path):
+    import os
+
+    out = tmp_path / "out"
+    out.mkdir()
+    os.mkfifo(out / "fifo")
+    with pytest.raises(UnsafePathError, match="not a regular file"):
+        Writer(out).write_text("fifo", "x")
+    with pytest.raises(RuntimeError, match="boom"), Writer(out).open("half.txt", "w") as fh:
+        fh.write("half")
+        raise RuntimeError("boom")
+    assert sorted(p.name for p in out.iterdir()) == ["fifo"]  # no half.txt, no temporary file
+    assert Writer(out).write_text("sub/ok.txt", "ok").read_text() == "ok"
+
+
+# --- instance files ----------------------------------------------------------------------------------
+META = {"loss": "squares", "regularizer": {"name": "l1", "lam": 0.05}, "mirror": {"name": "euclidean"}}
+
+
+def _csr(tmp_path: Path, indices: list[int], d: int = 3) -> Path:
+    path = tmp_path / "sparse.npz"
+    np.savez(path, meta=json.dumps(META), X_0_data=np.ones(len(indices)), X_0_indices=np.array(indices),
+             X_0_indptr=np.array([0, len(indices)]), X_0_shape=np.array([1, d]), y_0=np.ones(1))
+    return path
+
+
+@pytest.mark.parametrize("indices", [[0, 7], [0, 3], [-1, 1], [0, 10**9]])
+def test_a_sparse_column_index_outside_d_is_refused_not_a_crash(tmp_path, indices):
+    """In a fresh process: the unchecked CSR block crashed the interpreter (segfault) or was certified."""
+    path = _csr(tmp_path, indices)
+    r = subprocess.run([sys.executable, "-m", "fcocheck.reports.cli", "solve", str(path), "--no-cache"],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 2 and "the rule is 0 <= index < d = 3" in r.stderr, (r.returncode, r.stderr[-400:])
+
+
+def test_a_valid_sparse_block_still_loads(tmp_path):
+    from fcocheck.solvers.instance_io import load_instance
+
+    p = load_instance(_csr(tmp_path, [0, 2]))
+    assert p.X[0].toarray().tolist() == [[1.0, 0.0, 1.0]]
+
+
+def _save(tmp_path: Path, meta: dict, **arrays) -> Path:  # noqa: ANN003
+    path = tmp_path / "inst.npz"
+    np.savez(path, meta=json.dumps(meta), **arrays)
+    return path
+
+
+X2, Y2 = np.ones((4, 3)), np.ones(4)
+
+
+@pytest.mark.parametrize("case,arrays,meta,rule", [
+    ("a client left out", {"X_0": X2, "X_2": X2, "y_0": Y2, "y_2": Y2}, META, "X_1 is missing"),
+    ("both layouts", {"X": np.ones((2, 4, 3)), "y": np.ones((2, 4)), "X_0": X2, "y_0": Y2}, META,
+     "both 'X' and X_0"),
+    ("lam true", {"X_0": X2, "y_0": Y2}, {**META, "regularizer": {"name": "l1", "lam": True}},
+     "lam = True (bool)"),
+    ("lam a string", {"X_0": X2, "y_0": Y2}, {**META, "regularizer": {"name": "l1", "lam": "0.1"}},
+     "lam = '0.1' (str)"),
+    ("nuclear shape off", {"X_0": np.ones((4, 6)), "y_0": Y2},
+     {**META, "loss": "matrix", "regularizer": {"name": "nuclear", "lam": 0.1, "shape": [3, 2]},
+      "shape": [2, 3]}, "differs from the model shape"),
+])
+def test_malformed_instances_are_refused_with_the_rule(tmp_path, capsys, case, arrays, meta, rule):
+    path = _save(tmp_path, meta, **arrays)
+    assert main(["solve", str(path), "--no-cache"]) == 2, case
+    assert rule in capsys.readouterr().err, case
+
+
+def test_a_boolean_hyper_parameter_is_not_one(tmp_path, capsys):
+    sweep = tmp_path / "sweep.json"
+    sweep.write_text(json.dumps({"base": {"algorithm": "feddualavg", "problem": {"generator": "quadratics"},
+                                          "hp": {"eta_c": True, "local_steps": 2}, "rounds": 2}}))
+    assert main(["sweep", str(sweep), "--store", str(tmp_path / "s.sqlite"), "--no-progress"]) == 2
+    assert "eta_c = True is a boolean" in capsys.readouterr().err
+    assert not (tmp_path / "s.sqlite").exists()
+
+
+def test_a_full_disk_is_a_clean_exit_1_with_nothing_partial(tmp_path, monkeypatch, capsys):
+    """ENOSPC in the middle of writing a trace: exit 1 naming the file, no partial file left."""
+    import errno
+    import os
+
+    import numpy as np_
+
+    real = np_.savez_compressed
+
+    def full(fh, **arrays):  # noqa: ANN001, ANN003
+        real(fh, **arrays)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(np_, "savez_compressed", full)
+    out = tmp_path / "trace.npz"
+    code = main(["run", "feddualavg", "--problem", "quadratics", "--rounds", "2", "--eta-c", "0.1",
+                 "--out", str(out)])
+    assert code == 1 and "the disk is full" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # neither the trace nor a temporary file
