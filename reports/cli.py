@@ -35,6 +35,10 @@ def main(argv: list[str] | None = None) -> int:
 
     args = build_parser(_version()).parse_args(argv)
     try:
+        if args.plugin:
+            from fcocheck.solvers.card import plugins
+
+            plugins.load(args.plugin)
         return _dispatch(args)
     except InterruptedRunError as exc:
         print(f"fcocheck: interrupted: {exc}", file=sys.stderr)

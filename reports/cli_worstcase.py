@@ -14,13 +14,16 @@ _STRINGS = ("clients", "psi", "metric")
 _BOOLS = ("quadratic",)
 
 
-def parse_grid(items: list[str]) -> dict[str, list]:
-    """``["K=1,2", "eta=0.1"]`` → ``{"K": [1, 2], "eta": [0.1]}`` (types by field; errors name the item)."""
+def parse_grid(items: list[str], own: tuple[str, ...] = ()) -> dict[str, list]:
+    """``["K=1,2", "eta=0.1"]`` → ``{"K": [1, 2], "eta": [0.1]}`` (types by field; errors name the item).
+
+    ``own``: the target method's own hyper-parameters (a card's β), numbers like ``eta``.
+    """
     from dataclasses import fields
 
     from fcocheck.rates.worstcase.spec import PepSpec
 
-    known = {f.name for f in fields(PepSpec)} - {"method"}
+    known = ({f.name for f in fields(PepSpec)} - {"method", "extra"}) | set(own)
     out: dict[str, list] = {}
     for item in items:
         key, sep, values = item.partition("=")
@@ -56,12 +59,33 @@ def default_axes(method: str) -> tuple[dict[str, list], dict[str, Any]]:
     from fcocheck.rates.worstcase.methods import METHODS
 
     m = METHODS[method]
-    base: dict[str, Any] = {"eta": 0.1 if m.federated else 1.0}
+    base: dict[str, Any] = {"eta": 0.1 if m.federated else 1.0, **acting(method)}
     if m.smooth_only:
         base["psi"] = "zero"
     if not m.federated:
         return {"R": [1, 2, 4]}, {**base, "M": 1, "K": 1}
     return {"K": [1, 2], "R": [1, 2, 4]}, {**base, "M": 2, "zeta": 1.0}
+
+
+def own_parameters(method: str) -> tuple[str, ...]:
+    """A card's hyper-parameters beyond the ones a ``PepSpec`` carries (η_c, η_s, K)."""
+    from fcocheck.rates.worstcase.cards import SHARED
+    from fcocheck.solvers.algorithms import card_of
+
+    card = card_of(method)
+    return () if card is None else tuple(p.name for p in card.params if p.name not in SHARED)
+
+
+def acting(method: str) -> dict[str, float]:
+    """Each of a card's own parameters at its first grid value that is not neutral (β = 0.5, not 0)."""
+    from fcocheck.solvers.algorithms import card_of
+
+    card = card_of(method)
+    out = {}
+    for p in card.params if card is not None else ():
+        if p.name in own_parameters(method) and p.grid:
+            out[p.name] = next((v for v in p.grid if v != p.neutral), p.grid[0])
+    return out
 
 
 def cmd_worstcase(args: argparse.Namespace) -> int:
@@ -80,7 +104,7 @@ def cmd_worstcase(args: argparse.Namespace) -> int:
             f"worstcase target {args.target!r} is unknown; the rule is a theorem target {sorted(TARGETS)} "
             f"or an algorithm {sorted(METHODS)}"
         )
-    grid = parse_grid(args.grid)
+    grid = parse_grid(args.grid, own_parameters(args.target))
     if args.target in TARGETS:  # the grid is validated before the store opens: bad input writes nothing
         from fcocheck.verify.worstcase import plan
 
@@ -155,8 +179,10 @@ def _algorithm(args: argparse.Namespace, specs: list[Any], session: Any) -> int:
         print(f"{args.target}: worst case of {specs[0].metric} over the class, per grid point")
         for s, r in zip(specs, rows, strict=True):
             value = "unbounded" if r.get("status") == "unbounded" else _f(r.get("value"), 12)
+            own = "".join(f" {k}={v:g}" for k, v in s.extra)
             print(
-                f"  M={s.M} K={s.K} R={s.R} eta={s.eta:g} eta_s={s.eta_s:g} zeta={s.zeta:g} psi={s.psi}: "
+                f"  M={s.M} K={s.K} R={s.R} eta={s.eta:g} eta_s={s.eta_s:g} zeta={s.zeta:g} psi={s.psi}"
+                f"{own}: "
                 f"{value} [{r.get('status')}, {r.get('solver')}, {r.get('seconds', 0):.1f} s, "
                 f"instance dimension {r.get('dimension')}] {r.get('error', '')}"
             )

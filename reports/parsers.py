@@ -182,6 +182,9 @@ def build_parser(version: str) -> argparse.ArgumentParser:
                                      description="Check the theory of federated composite optimization "
                                                  "against real runs.")
     parser.add_argument("--version", action="version", version=f"fcocheck {version}")
+    parser.add_argument("--plugin", action="append", default=[], metavar="MODULE",
+                        help="a module name or .py file listing method cards (fcocheck_cards = [Card(...)]); "
+                             "they become registry entries for every command (repeatable)")
     sub = parser.add_subparsers(dest="command", required=True)
     add_problem_commands(sub)
     add_run_commands(sub)

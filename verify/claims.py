@@ -106,7 +106,7 @@ CLAIMS: dict[tuple[str, str], Claim] = {
     ("za1", "A"): Claim("holds", "BASELINES.md (ZA1: drift correction, (t+1)η prox weight)"),
     # seed 003 §I: client drift under heterogeneity (FedAvg-type local steps); FCO Thm 4.3's ζ-term
     **{(n, "A"): Claim("fails", "seed 003 §I (client drift); FCO Thm 4.3 ζ-term")
-       for n in ("fedavg", "fedmid", "fedmid-avg", "fedmid-osp", "feddualavg", "feddualavg-osp")},
+       for n in ("feddualavg", "feddualavg-osp")},
 }
 
 DOCUMENTED: dict[tuple[str, str], Known] = {
@@ -120,7 +120,13 @@ DOCUMENTED: dict[tuple[str, str], Known] = {
 
 
 def claim(algorithm: str, prop: str) -> Claim | None:
-    """The claim on (algorithm, property), if a source makes one."""
+    """The claim on (algorithm, property), if a source makes one (a method card states its own)."""
+    from fcocheck.solvers import algorithms
+
+    card = algorithms.card_of(algorithm)
+    if card is not None and prop in card.claims:
+        expect, source = card.claims[prop]
+        return Claim(expect, source)
     return CLAIMS.get((algorithm, prop))
 
 

@@ -6,8 +6,9 @@ inside each method's stability region whatever the instance; the
 conventional value comes first in every ``sampled_from`` and counts shrink towards 1, so a
 counterexample shrinks to the simplest hyper-parameters that still fail (DESIGN 11).
 
-``HYPER[name](L_max, L_sample)`` returns the strategy of one algorithm.  Users' algorithms bring their
-own (``verify.user.register(..., hyper=...)``).
+``HYPER[name](L_max, L_sample)`` returns the strategy of a hand-written registry entry; a method card's
+strategy is derived from its parameters' grids (``card_strategy``), and a user's ``register``-ed
+algorithm brings its own (``hyper_strategy=...``).
 """
 
 from __future__ import annotations
@@ -93,11 +94,28 @@ def _cocoa(L: float, Ls: float) -> Strategy:
     return st.fixed_dictionaries({"local_steps": st.integers(1, 5)})
 
 
+def _heavy_ball(L: float, Ls: float) -> Strategy:
+    return st.fixed_dictionaries({"eta": FACTORS.map(lambda f: f / L),
+                                  "beta": st.sampled_from([0.5, 0.9, 0.0])})
+
+
+def card_strategy(card: Any, L: float, L_sample: float) -> Strategy:
+    """Each parameter of ``card`` drawn from its grid (a step ``per`` L: factor/L_max or factor/L_sample).
+
+    A parameter without a grid keeps its default; one without either cannot be drawn (raised).
+    """
+    scale = {"L": L, "L_sample": L_sample}
+    draws: dict[str, Strategy] = {}
+    for p in card.params:
+        if p.grid:
+            values = [v / scale[p.per] for v in p.grid] if p.per else list(p.grid)
+            draws[p.name] = st.sampled_from(values)
+    return st.fixed_dictionaries(draws)
+
+
 HYPER: dict[str, Callable[[float, float], Strategy]] = {
-    **dict.fromkeys(
-        ["fedavg", "fedavg-subgrad", "fedmid", "fedmid-avg", "fedmid-osp", "feddualavg", "feddualavg-osp"],
-        _fed,
-    ),
+    **dict.fromkeys(["feddualavg", "feddualavg-osp"], _fed),
+    "heavy-ball": _heavy_ball,
     **dict.fromkeys(["pgm", "mirror-descent", "dual-averaging", "centralized", "local"], _step),
     **dict.fromkeys(["fedcanon", "fedcanon2", "scaffold"], _control),
     **dict.fromkeys(["proxskip", "scaffnew", "scaffnew-composite"], _skip),
@@ -120,6 +138,8 @@ def hyper_strategy(alg: Any, L: float, L_sample: float) -> Strategy:
     own = getattr(alg, "hyper_strategy", None)
     if own is not None:
         return own(L, L_sample)
+    if getattr(alg, "card", None) is not None:
+        return card_strategy(alg.card, L, L_sample)
     if alg.name not in HYPER:
         from fcocheck.solvers.errors import InvalidAlgorithmError
 

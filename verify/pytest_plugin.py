@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 # loaded by every pytest session in the environment and must cost it nothing.
 
 LIST_NAME = "fcocheck_algorithms"
+CARDS_NAME = "fcocheck_cards"
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -59,16 +60,59 @@ class SuiteItem(pytest.Item):
         return self.path, 0, f"fcocheck {self.alg.name}::{self.check.name}"
 
 
-def pytest_pycollect_makeitem(collector: Any, name: str, obj: Any) -> list[SuiteItem] | None:
-    """Turn ``fcocheck_algorithms`` into suite items."""
-    if name != LIST_NAME:
+class CardItem(pytest.Item):
+    """One invariant a method card gets (its written-out reference, counts, reductions, coverage)."""
+
+    def __init__(self, *, invariant: Any, budget: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.invariant, self.budget = invariant, budget
+
+    def runtest(self) -> None:
+        """Search the invariant; fail with the evidence (and the shrunk case) when it is broken."""
+        from fcocheck.verify.conformance import check_invariant
+
+        cell = check_invariant(self.invariant, self.budget, None, 0)
+        self.user_properties.append(("fcocheck", cell.as_dict()))
+        if not cell.ok:
+            raise AssertionError(f"{self.invariant.name}: {cell.outcome}: {cell.detail}"
+                                 + (f" (case: {cell.size})" if cell.size else ""))
+
+    def repr_failure(self, excinfo: Any, style: Any = None) -> str:
+        """The evidence, not a traceback."""
+        if isinstance(excinfo.value, AssertionError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Any, int, str]:
+        """Location and name."""
+        return self.path, 0, f"fcocheck {self.invariant.name}"
+
+
+def pytest_pycollect_makeitem(collector: Any, name: str, obj: Any) -> list[pytest.Item] | None:
+    """Turn ``fcocheck_algorithms`` and ``fcocheck_cards`` into items.
+
+    Each entry (a registry name, a ``register``-ed algorithm, a method card) gets the suite; a card
+    also gets its own invariants (written-out reference, counts, reductions, coverage).
+    """
+    if name not in (LIST_NAME, CARDS_NAME):
         return None
     from fcocheck.solvers import algorithms
+    from fcocheck.solvers.card import Card
+    from fcocheck.verify.invariants import INVARIANTS
     from fcocheck.verify.suite import suite
 
     budget = collector.config.getoption("fcocheck_budget", "quick")
-    items = []
+    items: list[pytest.Item] = []
     for entry in obj:
+        if isinstance(entry, Card):
+            if algorithms.CARDS.get(entry.name) is not entry:
+                algorithms.register_card(entry)
+            for key, inv in INVARIANTS.items():
+                own = key.startswith(f"{entry.name}=") or key.endswith(entry.name)
+                if entry.name in inv.algorithms and own:
+                    items.append(CardItem.from_parent(collector, name=f"fcocheck[{key}]", invariant=inv,
+                                                      budget=budget))
+            entry = entry.name
         alg = algorithms.get(entry) if isinstance(entry, str) else entry
         for check in suite(alg, budget):
             items.append(

@@ -211,13 +211,29 @@ def target_specs(
 def _grid(base: dict[str, Any], axes: dict[str, list]) -> list[PepSpec]:
     """Every point of the product of ``axes`` over ``base`` (an unknown field is a named error)."""
     keys, out = list(axes), []
+    fields = set(PepSpec.__dataclass_fields__) - {"extra"}
+    own = _own_parameters(base.get("method", ""))
+    unknown = sorted(k for k in {*keys, *base} if k not in fields and k not in own)
+    if unknown:
+        raise InvalidWorstCaseError(f"grid field {unknown[0]!r}; the rule is fields of PepSpec "
+                                    f"{sorted(fields)} or the method's own hyper-parameters {sorted(own)}")
     for values in itertools.product(*(axes[k] for k in keys)):
-        point = dict(zip(keys, values, strict=True))
+        point = {**base, **dict(zip(keys, values, strict=True))}
+        extra = tuple(sorted((k, float(v)) for k, v in point.items() if k not in fields))  # a card's own
         try:
-            out.append(PepSpec(**{**base, **point}))
+            out.append(PepSpec(**{k: v for k, v in point.items() if k in fields}, extra=extra))
         except TypeError as exc:
             raise InvalidWorstCaseError(f"grid {point}: {exc}; the rule is fields of PepSpec") from None
     return out
+
+
+def _own_parameters(method: str) -> set[str]:
+    """A card's hyper-parameters beyond the shared η_c, η_s, K (empty for other methods)."""
+    from fcocheck.rates.worstcase.cards import SHARED
+    from fcocheck.solvers.algorithms import card_of
+
+    card = card_of(method)
+    return set() if card is None else {p.name for p in card.params} - set(SHARED)
 
 
 def measured_instance(zeta: float) -> tuple[Any, Any]:
@@ -251,7 +267,7 @@ def measured_job(spec: dict[str, Any]) -> dict[str, Any]:
 
     s = PepSpec(**spec)
     problem, ref = measured_instance(s.zeta)
-    hp = {"eta_c": s.eta, "eta_s": s.eta_s, "local_steps": s.K}
+    hp = {"eta_c": s.eta, "eta_s": s.eta_s, "local_steps": s.K, **dict(s.extra)}
     trace = run(s.method, problem, hp, rounds=s.R, reference=ref, w0=start_at(ref.w, s.B))
     gap = trace["gap_avg"]
     return {

@@ -9,8 +9,12 @@ Outputs (what ``value`` measures):
 * ``pgm``: the last iterate x_R (the closed form L‖x0 − x*‖²/(4R) of Taylor et al. 2017 is for it);
 * ``dual-averaging``, ``feddualavg``, ``feddualavg-osp``: ŵ of FCO eq. (4.2), the average over r, k = 1..K
   of prox_{η̃_{r,k}ψ}(z̄_{r,k}) with the dual shadow z̄ — never a client's iterate;
-* every primal federated method (FedAvg, FedMiD printed/averaging, FedMiD-OSP, SCAFFOLD, FedCanon):
-  the average (1/R) Σ_{r=1..R} w_r of the server iterates.
+* every primal federated method (SCAFFOLD, FedCanon, and every method card — FedAvg, FedMiD
+  printed/averaging, FedMiD-OSP, FedAvgM, a user's card): the average (1/R) Σ_{r=1..R} w_r of the
+  server iterates.
+
+A method card's program is not written here: it is its card's own steps run on PEPit points
+(``rates.worstcase.cards``), registered below for every card, a user's included.
 """
 
 from __future__ import annotations
@@ -84,29 +88,6 @@ def pgm(s: Setting, spec: PepSpec) -> Program:
     for _ in range(spec.R):
         x = prox(s, x - spec.eta * s.grad(0, x), spec.eta)
     return Program(x)
-
-
-def _primal(client: str, server: str) -> Callable[[Setting, PepSpec], Program]:
-    """FedAvg / FedMiD / FedMiD-OSP / FedMiD-avg: a client map and a server map (SPEC §3)."""
-
-    def run(s: Setting, spec: PepSpec) -> Program:
-        eta, w, iterates = spec.eta, s.w0, []
-        for _ in range(spec.R):
-            ends = []
-            for m in range(spec.M):
-                x = w
-                for _ in range(spec.K):
-                    x = x - eta * s.grad(m, x)
-                    if client == "prox":
-                        x = prox(s, x, eta)
-                ends.append(x)
-            w = w + spec.eta_s * (average(ends) - w)
-            if server == "prox":  # FCO Alg. 2 line 10 as printed: ψ once more, with η_s η_c K
-                w = prox(s, w, spec.eta_s * eta * spec.K)
-            iterates.append(w)
-        return Program(average(iterates))
-
-    return run
 
 
 def _dual(osp: bool) -> Callable[[Setting, PepSpec], Program]:
@@ -186,13 +167,28 @@ METHODS: dict[str, PepMethod] = {
     for m in (
         PepMethod("pgm", "FCO eq. (2.1); Taylor, Hendrickx & Glineur 2017", pgm, federated=False),
         PepMethod("dual-averaging", "FCO eq. (2.4)", _dual(False), federated=False, dual=True),
-        PepMethod("fedavg", "FCO Alg. 1", _primal("gradient", "average"), smooth_only=True),
-        PepMethod("fedmid", "FCO Alg. 2 as printed (server applies ψ again)", _primal("prox", "prox")),
-        PepMethod("fedmid-avg", "FCO Alg. 2 with the averaging server of §3.1", _primal("prox", "average")),
-        PepMethod("fedmid-osp", "FCO slides Alg. 4 (clients without ψ)", _primal("gradient", "prox")),
         PepMethod("feddualavg", "FCO Alg. 3, ŵ of eq. (4.2)", _dual(False), dual=True),
         PepMethod("feddualavg-osp", "FCO §5 (clients without ψ)", _dual(True), dual=True),
         PepMethod("scaffold", "Karimireddy et al. 2020, Alg. 1 (option II)", scaffold, smooth_only=True),
         PepMethod("fedcanon", "FedCanon (seed 003) eqs. (7a)–(7f)", fedcanon),
     )
 }
+
+
+def card_method(card: Any) -> PepMethod:
+    """The PEP method of a card (its steps on PEPit points; ψ-free cards take ψ = 0 only)."""
+    from fcocheck.rates.worstcase.cards import program
+
+    return PepMethod(card.name, f"{card.citation} (from its card)", program(card),
+                     smooth_only=not card.uses_psi)
+
+
+def _cards() -> None:
+    from fcocheck.solvers import algorithms
+
+    METHODS.update({name: card_method(card) for name, card in algorithms.CARDS.items()})
+    algorithms._ON_REGISTER.append(lambda card: METHODS.__setitem__(card.name, card_method(card)))
+    algorithms._ON_UNREGISTER.append(lambda name: METHODS.pop(name, None))
+
+
+_cards()

@@ -58,6 +58,9 @@ class PepSpec:
         quadratic: F a convex quadratic (Assumption 2) instead of any L-smooth convex F.
         metric: ``value`` Φ(out) − Φ*; ``distance`` ‖out − w*‖²; ``lemma-4.4`` Φ(ŵ) − Φ* minus the
             discrepancy overhead of Lemma 4.4; ``discrepancy`` (1/M)Σ_m‖z̄ − z^m‖² at the last local step.
+        extra: the method's own hyper-parameters beyond the shared ones, as sorted (name, value) pairs
+            (a card's β); part of the key only when not empty, so adding one to a method changes no
+            stored worst case of the others.
 
     """
 
@@ -76,11 +79,17 @@ class PepSpec:
     psi: str = "convex"
     quadratic: bool = False
     metric: str = "value"
+    extra: tuple[tuple[str, float], ...] = ()
 
     @property
     def key(self) -> str:
         """SHA-256 of the canonical JSON (the cache key in the results store)."""
-        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:24]
+        fields = asdict(self)
+        if not self.extra:
+            del fields["extra"]
+        else:
+            fields["extra"] = [list(kv) for kv in self.extra]
+        return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:24]
 
     def as_dict(self) -> dict[str, Any]:
         """JSON form."""

@@ -14,10 +14,9 @@ import numpy as np
 from fcocheck.solvers.algorithms import (
     baselines,
     dane,
-    fedavg,
     fedcanon,
     feddualavg,
-    fedmid,
+    heavy_ball,
     perturbation,
     proxskip,
     scaffold,
@@ -32,25 +31,63 @@ from fcocheck.solvers.algorithms.primitives import init_dual, init_primal
 from fcocheck.solvers.errors import InvalidAlgorithmError, InvalidHyperparameterError
 
 _FED = "federated"
-ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in (
-    Algorithm("fedavg", FedHyper, init_primal, fedavg.fedavg_round, _FED,
-              "FedAvg (FCO Alg. 1): local SGD, averaged; ignores ψ", uses_composite=False,
-              uses_prox=False, solves_composite=False, split_invariant=True),
-    Algorithm("fedavg-subgrad", FedHyper, init_primal, fedavg.fedavg_subgradient_round, _FED,
-              "FedAvg(∂) (FCO Fig. 1): local subgradient steps on F + ψ", uses_composite=False,
-              uses_prox=False, split_invariant=True),
-    Algorithm("fedmid", FedHyper, init_primal, fedmid.fedmid_round, _FED,
-              "FedMiD (FCO Alg. 2): local mirror/proximal steps, proximal server step"),
-    Algorithm("fedmid-avg", FedHyper, init_primal, fedmid.fedmid_avg_round, _FED,
-              "FedMiD with a simply averaging server (FCO §3.1's reading): ψ once per client step"),
-    Algorithm("fedmid-osp", FedHyper, init_primal, fedmid.fedmid_osp_round, _FED,
-              "FedMiD-OSP (slides Alg. 4): ψ only in the server step", split_invariant=True),
+class _Registry(dict):
+    """A dict whose method cards are loaded on first use.
+
+    The cards (``fcocheck.solvers.methods``) are built from pieces that import this package's modules,
+    so they cannot be imported while this package is: every read of the registry first makes sure they
+    are in (``_load_cards``).
+    """
+
+    def _ready(self) -> None:
+        if not _LOADED:
+            _load_cards()
+
+    def __getitem__(self, key: str) -> Any:
+        self._ready()
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        self._ready()
+        return super().__contains__(key)
+
+    def __iter__(self) -> Any:
+        self._ready()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._ready()
+        return super().__len__()
+
+    def get(self, key: str, default: Any = None) -> Any:  # noqa: D102
+        self._ready()
+        return super().get(key, default)
+
+    def keys(self) -> Any:  # noqa: D102
+        self._ready()
+        return super().keys()
+
+    def values(self) -> Any:  # noqa: D102
+        self._ready()
+        return super().values()
+
+    def items(self) -> Any:  # noqa: D102
+        self._ready()
+        return super().items()
+
+
+_LOADED: list[bool] = []
+
+ALGORITHMS: dict[str, Algorithm] = _Registry({a.name: a for a in (
     Algorithm("feddualavg", FedHyper, init_dual, feddualavg.feddualavg_round, _FED,
               "FedDualAvg (FCO Alg. 3): local dual averaging, dual aggregation",
               growing_weight=True, split_invariant=True),
     Algorithm("feddualavg-osp", FedHyper, init_dual, feddualavg.feddualavg_osp_round, _FED,
               "FedDualAvg-OSP (FCO §5): ψ only in the server's primal output",
               growing_weight=True, split_invariant=True),
+    Algorithm("heavy-ball", heavy_ball.HeavyBallHyper, heavy_ball.init, heavy_ball.heavy_ball_round,
+              "sequential", "Polyak's heavy ball on F (ψ ignored), one query per client per step",
+              uses_composite=False, uses_prox=False, solves_composite=False, split_invariant=True),
     Algorithm("pgm", StepHyper, init_primal, sequential.pgm_round,
               "sequential", "stochastic proximal gradient (FCO eq. 2.1), batch M·K per step",
               uses_composite=False),
@@ -136,7 +173,71 @@ ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in (
               "one-shot averaging (seed 004 §3.4): average the local minimisers once",
               participation=False, uses_composite=False, uses_prox=False, exact_oracle=True,
               check_problem=dane.check_oneshot),
-)}
+)})
+
+#: every method card (``fcocheck.solvers.methods``, and users' through ``register_card``)
+CARDS: dict[str, Any] = _Registry()
+#: the names shipped with fcocheck (hand-written entries and the built-in cards)
+BUILT_IN: set[str] = set(dict.keys(ALGORITHMS))
+
+
+def _load_cards() -> None:
+    """Register the built-in cards (once; see ``_Registry``)."""
+    _LOADED.append(True)
+    from fcocheck.solvers import methods
+
+    for card in methods.cards():
+        dict.__setitem__(CARDS, card.name, card)
+        dict.__setitem__(ALGORITHMS, card.name, card.algorithm())
+        BUILT_IN.add(card.name)
+    from fcocheck.solvers.card import plugins
+
+    plugins.from_environment()  # a worker of a command run with --plugin knows the user's cards too
+
+
+def register_card(card: Any) -> Algorithm:
+    """Add a user's method card to the registry.
+
+    ``run``, ``sweep``, ``check``, ``worstcase`` and the report then know it by name, as a built-in one.
+
+    Raises:
+        InvalidAlgorithmError: a name that a built-in entry or an alias already has, or a name already
+            registered for another card.
+
+    """
+    if card.name in BUILT_IN or card.name in ALIASES:
+        raise InvalidAlgorithmError(f"{card.name!r} is a built-in registry entry; the rule is a new name for "
+                                    "your method")
+    if card.name in CARDS and CARDS[card.name] is not card:
+        raise InvalidAlgorithmError(f"{card.name!r} is already registered for another card; the rule is one "
+                                    "card per name")
+    CARDS[card.name] = card
+    ALGORITHMS[card.name] = card.algorithm()
+    for hook in _ON_REGISTER:
+        hook(card)
+    return ALGORITHMS[card.name]
+
+
+def unregister(name: str) -> None:
+    """Remove a user's card (tests); built-in entries stay."""
+    if name in BUILT_IN:
+        raise InvalidAlgorithmError(f"{name!r} is built in; the rule is a user's card")
+    CARDS.pop(name, None)
+    ALGORITHMS.pop(name, None)
+    for hook in _ON_UNREGISTER:
+        hook(name)
+
+
+#: callbacks of the layers that derive tables from the cards (the invariants, the PEP methods)
+_ON_REGISTER: list[Any] = []
+_ON_UNREGISTER: list[Any] = []
+
+
+def card_of(name: str) -> Any:
+    """The method card behind registry entry ``name`` (None for a hand-written round or an unknown name)."""
+    alg = ALGORITHMS.get(ALIASES.get(name, name))
+    return None if alg is None else alg.card
+
 
 #: Other names for registry entries.
 ALIASES: dict[str, str] = {

@@ -153,6 +153,7 @@ class Algorithm:
             per-client permutations), so reordering the clients reorders the draws.
         counts_nodes: the update uses the number of nodes K itself (seed 004 App. A's Primal
             Method: η = K/σ), so a node of weight 0 still changes it.
+        card: the ``solvers.card.Card`` the entry was derived from (None for a hand-written round).
 
     """
 
@@ -172,6 +173,7 @@ class Algorithm:
     split_invariant: bool = False
     client_randomness: bool = False
     counts_nodes: bool = False
+    card: Any = None
 
     @property
     def doc(self) -> str:

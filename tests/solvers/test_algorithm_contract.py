@@ -33,6 +33,7 @@ CASES: dict[str, dict] = {
     "feddr": {"eta": 0.5, "alpha": 1.5, "local_solver": "gd", "local_steps": K},
     "fedadmm": {"eta": 0.5, "local_solver": "gd", "local_steps": K},
     "gd": {"h": 0.05},
+    "heavy-ball": {"eta": 0.05, "beta": 0.5},
     "sgd": {"h": 0.01, "m": 7},
     "svrg": {"h": 0.01, "m": 7},
     "dane": {"local_solver": "gd", "local_steps": K},
@@ -133,6 +134,8 @@ def expected_counts(name: str, M: int, S: int, dim: int) -> dict[str, int]:
         "za1": {"grad_calls": S * K, "prox_calls_client": S * K, "prox_calls_server": 1,
                 "floats_up": S * dim, "floats_down": 2 * S * dim},
     }
+    table["heavy-ball"] = {"grad_calls": S, "prox_calls_server": 0, "floats_up": S * dim,
+                           "floats_down": S * dim}
     for split in ("feddr", "fedadmm"):
         table[split] = {"grad_calls": S * K, "prox_calls_server": 1, "floats_up": S * dim,
                         "floats_down": S * dim}
@@ -142,12 +145,16 @@ def expected_counts(name: str, M: int, S: int, dim: int) -> dict[str, int]:
         return {"grad_calls": M * K, "prox_calls_server": K}
     if name == "local":
         return {"grad_calls": K, "prox_calls_client": K}
+    card = ALGORITHMS[name].card
+    if card is not None:  # stated once, on the card's pieces
+        c = card.counts(S, M, K, dim)
+        return {"grad_calls": c.grad, "prox_calls_client": c.prox_client, "prox_calls_server": c.prox_server,
+                "subgrad_calls": c.subgrad, "floats_up": c.floats_up, "floats_down": c.floats_down}
     out = {"grad_calls": S * K, "floats_up": S * dim, "floats_down": S * dim}
     if fam == "sequential":
         return {**out, "prox_calls_server": 1}
-    out["prox_calls_server"] = 0 if name.startswith("fedavg") or name == "fedmid-avg" else 1
-    out["prox_calls_client"] = S * K if name in ("fedmid", "fedmid-avg", "feddualavg") else 0
-    out["subgrad_calls"] = S * K if name == "fedavg-subgrad" else 0
+    out["prox_calls_server"] = 1
+    out["prox_calls_client"] = S * K if name == "feddualavg" else 0
     return out
 
 

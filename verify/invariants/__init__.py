@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fcocheck.verify.invariants import (
+    cards,
     controls,
     counts,
     fco,
@@ -21,6 +22,7 @@ from fcocheck.verify.invariants.base import Invariant, expected
 INVARIANTS: dict[str, Invariant] = {
     inv.name: inv
     for module in (
+        cards,
         seed004,
         fco,
         written,
@@ -36,6 +38,30 @@ INVARIANTS: dict[str, Invariant] = {
     )
     for inv in module.INVARIANTS
 }
+
+
+def _add_card(card) -> None:  # noqa: ANN001
+    INVARIANTS.update({inv.name: inv for inv in cards.card_invariants([card])})
+
+
+def _drop_card(name: str) -> None:
+    derived = (f"written-{name}", f"counts-{name}", f"exercised-{name}")
+    for key in [k for k in INVARIANTS if k in derived or k.startswith(f"{name}=")]:
+        INVARIANTS.pop(key, None)
+
+
+def _registered() -> None:
+    """Invariants of users' cards registered before this module was imported, and of those to come."""
+    from fcocheck.solvers import algorithms
+
+    for card in algorithms.CARDS.values():
+        if f"written-{card.name}" not in INVARIANTS:
+            _add_card(card)
+    algorithms._ON_REGISTER.append(_add_card)
+    algorithms._ON_UNREGISTER.append(_drop_card)
+
+
+_registered()
 
 
 def for_algorithm(name: str) -> list[Invariant]:

@@ -2,14 +2,12 @@
 
 Written here from the algorithms as SPEC §3–4 define them (and FedCanon's Table III: FedCanon one
 prox per round at the server, FedCanon II one per client, FedMiD/FedDualAvg n·K), independently of
-the code that counts them.  S = clients sampled, M = all clients, K = local steps, d = model size:
+the code that counts them (a method card's counts are stated once, on its pieces, and checked against
+the calls its steps make: ``verify.invariants.cards``).  S = clients sampled, M = all clients,
+K = local steps, d = model size:
 
 | method | gradients | client maps | server maps | floats up | floats down |
 |---|---|---|---|---|---|
-| fedavg | SK | 0 | 0 | Sd | Sd |
-| fedmid | SK | SK | 1 | Sd | Sd |
-| fedmid-avg | SK | SK | 0 | Sd | Sd |
-| fedmid-osp | SK | 0 | 1 | Sd | Sd |
 | feddualavg | SK | SK | 1 | Sd | Sd |
 | feddualavg-osp | SK | 0 | 1 | Sd | Sd |
 | fedcanon | SK | 0 | 1 | Sd | 2Sd (x and g) |
@@ -32,10 +30,6 @@ ROUNDS = 3
 KEYS = ("grad_calls", "prox_calls_client", "prox_calls_server", "floats_up", "floats_down")
 # per round: (gradients, client maps, server maps, floats up, floats down) as functions of (S, M, K, d)
 EXPECTED = {
-    "fedavg": lambda S, M, K, d: (S * K, 0, 0, S * d, S * d),
-    "fedmid": lambda S, M, K, d: (S * K, S * K, 1, S * d, S * d),
-    "fedmid-avg": lambda S, M, K, d: (S * K, S * K, 0, S * d, S * d),
-    "fedmid-osp": lambda S, M, K, d: (S * K, 0, 1, S * d, S * d),
     "feddualavg": lambda S, M, K, d: (S * K, S * K, 1, S * d, S * d),
     "feddualavg-osp": lambda S, M, K, d: (S * K, 0, 1, S * d, S * d),
     "fedcanon": lambda S, M, K, d: (S * K, 0, 1, S * d, 2 * S * d),

@@ -64,6 +64,20 @@ def _watch_driver(driver: int) -> None:
     threading.Thread(target=watch, daemon=True, name="fcocheck-driver-watch").start()
 
 
+def _init_worker(driver: int, plugins: str) -> None:
+    """Worker initializer: watch the driver, and register the users' cards the driver loaded.
+
+    The forkserver that forks the workers may have been started before ``--plugin`` set the
+    environment, so the plugins are handed over explicitly.
+    """
+    _watch_driver(driver)
+    if plugins:
+        from fcocheck.solvers.card.plugins import ENV, load
+
+        os.environ[ENV] = plugins
+        load(plugins.split(os.pathsep), export=False)
+
+
 def cores() -> int:
     """Cores this process may use."""
     try:
@@ -102,8 +116,10 @@ class Pool:
     def _start(self) -> ProcessPoolExecutor:
         ctx = mp.get_context("forkserver")
         ctx.set_forkserver_preload(PRELOAD)
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx,
-                                   initializer=_watch_driver, initargs=(os.getpid(),))
+        from fcocheck.solvers.card.plugins import ENV
+
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_init_worker,
+                                   initargs=(os.getpid(), os.environ.get(ENV, "")))
 
     def imap(self, fn: Callable[[Any], Any], items: Iterable[Any],
              on_crash: OnCrash = _raise_crash) -> Iterator[tuple[Any, Any]]:

@@ -1,0 +1,73 @@
+"""Polyak's heavy ball on F (ψ ignored): the centralised reference a server-momentum method reduces to.
+
+Written in its classical two-point form, independently of the card pieces (``Trace``) that server
+momentum is composed of, so a reduction to it pins a momentum buffer where β acts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from fcocheck.solvers.algorithms.base import Counts, Env, RoundLog, hp_field, positive_step
+from fcocheck.solvers.algorithms.primitives import client_weights
+from fcocheck.solvers.card.params import unit_interval
+
+Array = np.ndarray
+
+
+@dataclass(frozen=True)
+class HeavyBallHyper:
+    """Step α and momentum β."""
+
+    eta: float = hp_field(help="step size α > 0")
+    beta: float = hp_field(0.0, help="momentum 0 <= β < 1")
+
+    def check(self) -> None:
+        """α > 0, 0 ≤ β < 1."""
+        positive_step("eta", self.eta)
+        unit_interval("beta", self.beta)
+
+    def weights(self, rounds: int, growing: bool) -> list[float]:
+        """No prox."""
+        return []
+
+
+class HeavyBallState(NamedTuple):
+    """x_t and x_{t−1} (equal at t = 0)."""
+
+    w: Array
+    prev: Array
+    r: int
+
+
+def init(problem: object, hp: HeavyBallHyper, w0: Array, rng: np.random.Generator) -> HeavyBallState:
+    """x_0 = x_{−1} = w0."""
+    w = np.array(w0, dtype=float)
+    return HeavyBallState(w, w.copy(), 0)
+
+
+def heavy_ball_round(state: HeavyBallState, hp: HeavyBallHyper, env: Env, rng: np.random.Generator,
+                     clients: Array) -> tuple[HeavyBallState, RoundLog]:
+    """One step of heavy ball.
+
+    Algorithm:
+        x_{t+1} = x_t − α g_t + β (x_t − x_{t−1}), g_t = Σ_{m∈S} p̃_m ∇f(x_t; ξ^m) (one query per client).
+
+    Guarantee:
+        On a μ-strongly convex quadratic with α = 4/(√L + √μ)², β = ((√κ − 1)/(√κ + 1))² it contracts
+        like ((√κ − 1)/(√κ + 1))^t (Polyak 1964).
+
+    References:
+        B. T. Polyak, Some methods of speeding up the convergence of iteration methods (1964), eq. (9).
+
+    """
+    kern = env.kernel.subset(clients)
+    W = np.repeat(state.w[None, :], kern.size, axis=0)
+    g = client_weights(env.problem, clients) @ env.oracle.grads(kern, W, rng)
+    w_next = state.w - hp.eta * g + hp.beta * (state.w - state.prev)
+    S, dim = len(clients), env.problem.dim
+    log = RoundLog.primal(w_next, Counts(grad=S, floats_up=S * dim, floats_down=S * dim))
+    return HeavyBallState(w_next, state.w, state.r + 1), log

@@ -1,0 +1,20 @@
+"""Method cards: one description per method, from which its run, counts, PEP program and reference follow."""
+
+from fcocheck.solvers.card.card import Card, CardState, EnvOps, Reduction
+from fcocheck.solvers.card.params import Param, eta_c, eta_s, hyper_class, local_steps, unit_interval
+from fcocheck.solvers.card.steps import (
+    FEDMID_SERVER,
+    Add,
+    Gradient,
+    Mirror,
+    MirrorAdd,
+    Ops,
+    Scale,
+    Subgradient,
+    Trace,
+    Weight,
+)
+
+__all__ = ["FEDMID_SERVER", "Add", "Card", "CardState", "EnvOps", "Gradient", "Mirror", "MirrorAdd", "Ops",
+           "Param", "Reduction", "Scale", "Subgradient", "Trace", "Weight", "eta_c", "eta_s", "hyper_class",
+           "local_steps", "unit_interval"]

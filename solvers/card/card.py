@@ -1,0 +1,230 @@
+"""A method card: one description of a federated method in paper form, from which every form follows.
+
+A card states a method the way its paper does — hyper-parameters (with their rules, neutral values
+and the grid checks draw from), the client step, the server transforms and the server apply, what it
+claims and where it is defined:
+
+    FEDAVGM = Card(
+        "fedavgm", "FedAvg with server momentum", "Hsu, Qi & Brown 2019, Alg. 1",
+        params=(eta_c(), eta_s(), local_steps(), Param("beta", 0.0, "momentum β", unit_interval, 0.0,
+                                                       (0.0, 0.5, 0.9))),
+        client=Gradient(), server=(Trace("beta"), Scale("eta_s")), apply=Add(),
+        reduces_to=(Reduction("fedavg", {"beta": 0.0}), ...))
+
+Derived from it (never written again): the engine's vectorised round (``algorithm()``, with the
+compiled K-step pass selected from the client step's ``compiled`` form), the per-round counts
+(``counts``), the ψ-weights the engine checks before round 0, the registry flags (``uses_prox``,
+``solves_composite``, …), the PEP program (``fcocheck.rates.worstcase.cards``) and the written-out
+per-client reference (``fcocheck.verify.invariants.cards``).
+
+One round (FCO Alg. 1–2 with a stateful server):  w^m_{r,0} = w_r; w^m_{r,k+1} = step(w^m_{r,k}, g^m_{r,k});
+Δ_r = Σ_{m∈S_r} p̃_m (w^m_{r,K} − w_r); (u_r, s_{r+1}) = chain(Δ_r, s_r); w_{r+1} = apply(w_r, u_r).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from fcocheck.solvers.algorithms.base import Algorithm, Counts, Env, RoundLog
+from fcocheck.solvers.algorithms.primitives import primal_round
+from fcocheck.solvers.card.params import Param, hyper_class
+from fcocheck.solvers.card.steps import Add, Gradient, Mirror, MirrorAdd, Scale, Subgradient, Trace
+
+Array = np.ndarray
+ClientStep = Gradient | Subgradient | Mirror
+Transform = Scale | Trace
+Apply = Add | MirrorAdd
+
+
+_HYPERS: dict[int, tuple[Any, type]] = {}
+
+
+class CardState(NamedTuple):
+    """Server state of a card's method: w_r, the round index r, and each server transform's state."""
+
+    w: Array
+    r: int
+    server: tuple = ()
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """A claim that the method, at ``when``, produces ``target``'s iterates (hyper-parameters mapped).
+
+    Attributes:
+        target: a registry name.
+        when: this method's hyper-parameters fixed for the claim (β = 0; K = 1).
+        hp_map: target's hyper-parameter → an expression in this method's (``"eta_s*eta_c"``), or a
+            name; unmapped names of the target keep this method's value of the same name.
+        run: run settings the claim needs (``{"participation": None, "oracle": "exact"}``).
+        psi: the instances' ψ kind the claim holds on (``"zero"``: ψ = 0), or None (any).
+        layout: the instances' data layout (``"identical"``: every client the same data).
+        psi_scale: the target runs on F + c·ψ (printed FedMiD applies ψ twice: c = 2).
+        where: what it pins (shown with the verdict): e.g. "β acts: centralised heavy ball".
+
+    """
+
+    target: str
+    when: Mapping[str, Any] = field(default_factory=dict)
+    hp_map: Mapping[str, str] = field(default_factory=dict)
+    run: Mapping[str, Any] = field(default_factory=dict)
+    psi: str | None = None
+    layout: str = "general"
+    psi_scale: float = 1.0
+    where: str = ""
+
+
+@dataclass(frozen=True)
+class Card:
+    """A method, once (module docstring).
+
+    Attributes:
+        name: registry name (CLI spelling).
+        summary: one line for ``fcocheck algorithms``.
+        citation: where the method is defined (paper, algorithm/equation number).
+        params: hyper-parameters.
+        client: the client step.
+        server: transforms applied in order to the aggregated update Δ_r.
+        apply: how the transformed update moves the server point.
+        claims: property → (``holds``/``fails``, source) for the properties (A)–(D).
+        reduces_to: reductions to other methods (each becomes a check).
+        doc: Algorithm / Guarantee / References text (``fcocheck algorithms --doc``).
+        family: ``federated`` (default) or ``sequential``.
+
+    """
+
+    name: str
+    summary: str
+    citation: str
+    params: tuple[Param, ...]
+    client: ClientStep
+    server: tuple[Transform, ...] = (Scale("eta_s"),)
+    apply: Apply = Add()
+    claims: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    reduces_to: tuple[Reduction, ...] = ()
+    doc: str = ""
+    family: str = "federated"
+
+    # --- derived facts ---------------------------------------------------------------------------
+    @property
+    def uses_psi(self) -> bool:
+        """Whether any piece touches ψ (a prox or a subgradient)."""
+        return bool(self.client.prox_cost or self.client.subgrad_cost or self.apply.prox_cost)
+
+    @property
+    def uses_h(self) -> bool:
+        """Whether any piece needs the mirror map (∇h, ∇h*, ∇(h + tψ)*)."""
+        return bool(self.client.uses_h or self.apply.uses_h)
+
+    @property
+    def split_invariant(self) -> bool:
+        """At K = 1 a round sees the clients only through ∇F: true unless the client step applies ψ."""
+        return not self.client.prox_cost
+
+    def reads(self) -> set[str]:
+        """The hyper-parameters some piece reads (the others drive only the engine's loops: K)."""
+        return {n for piece in (self.client, *self.server, self.apply) for n in piece.reads}
+
+    def counts(self, S: int, M: int, K: int, dim: int) -> Counts:
+        """Oracle calls and floats of one round with S of M clients, K steps, model size ``dim``."""
+        return Counts(grad=S * K, subgrad=self.client.subgrad_cost * S * K,
+                      prox_client=self.client.prox_cost * S * K, prox_server=self.apply.prox_cost,
+                      floats_up=S * dim, floats_down=S * dim)
+
+    def neutral(self) -> dict[str, Any]:
+        """Parameter → the value at which the component it drives does nothing (where one exists)."""
+        return {p.name: p.neutral for p in self.params if p.neutral is not None}
+
+    # --- the forms of the method -----------------------------------------------------------------
+    def hyper(self) -> type:
+        """The frozen hyper-parameter dataclass (one per card), ``weights`` from the pieces that apply ψ."""
+        if id(self) in _HYPERS:
+            return _HYPERS[id(self)][1]
+        cls = hyper_class(self.name, self.params)
+        card = self
+
+        def weights(hp: Any, rounds: int, growing: bool) -> list[float]:
+            return card.client.weights(hp) + card.apply.weights(hp)
+
+        cls.weights = weights
+        _HYPERS[id(self)] = (self, cls)  # the card is kept alive with its class
+        return cls
+
+    def init(self, problem: Any, hp: Any, w0: Array, rng: np.random.Generator) -> CardState:
+        """w_0 and every server transform's initial state (zero: ``None``)."""
+        return CardState(np.array(w0, dtype=float), 0, tuple(None for _ in self.server))
+
+    def server_step(self, w: Any, delta: Any, states: tuple, hp: Any, ops: Any) -> tuple[Any, tuple]:
+        """(w_{r+1}, states') from w_r and Δ_r: the transforms in order, then the apply."""
+        u, new = delta, []
+        for transform, s in zip(self.server, states, strict=True):
+            u, s = transform.update(u, s, hp)
+            new.append(s)
+        return self.apply(w, u, hp, ops), tuple(new)
+
+    def round(self, state: CardState, hp: Any, env: Env, rng: np.random.Generator,
+              clients: Array) -> tuple[CardState, RoundLog]:
+        """One round on the engine (``primitives.primal_round``: vectorised, client-major, compiled)."""
+        ops = EnvOps(env)
+        states: list[tuple] = []
+
+        def server(w: Array, delta: Array) -> Array:
+            w_next, s = self.server_step(w, delta, state.server, hp, ops)
+            states.append(s)
+            return w_next
+
+        p = env.problem
+        new, log = primal_round(state, hp, env, rng, clients, lambda W, G: self.client(W, G, hp, ops), server,
+                                prox_client=self.client.prox_cost, prox_server=self.apply.prox_cost,
+                                subgrad=self.client.subgrad_cost,
+                                compiled=self.client.compiled(p.h, p.psi, p.dim))
+        return CardState(new.w, new.r, states[0]), log
+
+    def algorithm(self) -> Algorithm:
+        """The registry entry: ``init``/``round`` and the flags, all derived."""
+        prox = bool(self.client.prox_cost or self.apply.prox_cost)  # ∇(h + tψ)* somewhere
+        return Algorithm(self.name, self.hyper(), self.init, _documented(self.round, self.doc), self.family,
+                         self.summary, uses_composite=prox, uses_prox=prox, solves_composite=self.uses_psi,
+                         split_invariant=self.split_invariant, card=self)
+
+
+class EnvOps:
+    """``Ops`` on the engine's batched arrays: the problem's h and its composite map."""
+
+    def __init__(self, env: Env) -> None:
+        self.h, self.composite, self.psi = env.problem.h, env.composite, env.problem.psi
+
+    def mirror(self, x: Array) -> Array:
+        """∇h."""
+        return self.h.grad(x)
+
+    def conj(self, v: Array) -> Array:
+        """∇h*."""
+        return self.h.grad_conj(v)
+
+    def prox(self, v: Array, t: float) -> Array:
+        """∇(h + tψ)*."""
+        return self.composite(v, t)
+
+    def subgrad(self, x: Array) -> Array:
+        """∂ψ."""
+        return self.psi.subgradient(x)
+
+
+def _documented(fn: Any, doc: str) -> Any:
+    """``fn`` as a plain function carrying ``doc`` (the registry reads ``round.__doc__``)."""
+
+    def round(state: Any, hp: Any, env: Env, rng: np.random.Generator, clients: Array) -> Any:  # noqa: A001
+        return fn(state, hp, env, rng, clients)
+
+    round.__doc__ = doc or fn.__doc__
+    return round
+
+
+def reductions_named(cards: Sequence[Card], name: str) -> list[Reduction]:
+    """Every reduction of the card ``name`` (empty when it has none or is not a card)."""
+    return [r for c in cards if c.name == name for r in c.reduces_to]
