@@ -76,13 +76,6 @@ def exponent_violations(x: Sequence[float], Y: np.ndarray, predicted: float, sen
     return out
 
 
-def bound_violations(bound: np.ndarray, Y: np.ndarray) -> list[Violation]:
-    """Violations of "y ≤ C·bound as the bound shrinks": y ∝ bound^½ (too slow), flat, rising."""
-    bound = np.asarray(bound, dtype=float)
-    return [Violation(name, retrend(bound, Y, q)) for name, q in
-            (("falls like bound^0.5", 0.5), ("flat", 0.0), ("rising", -0.3))]
-
-
 def _log_residuals(Y: np.ndarray, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
     """Per-row log-residuals of a straight line in t over the window, and the window's t."""
     Yr = np.log(np.maximum(_rows(Y)[:, start:stop], 1e-300))

@@ -107,7 +107,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     else:
         counts = {
             s: sum(r["status"] == s for r in results)
-            for s in ("consistent", "inconsistent", "inconclusive", "known disagreement")
+            for s in ("consistent", "inconsistent", "inconclusive", "known disagreement", "does not apply")
         }
         print(
             f"\n{len(results)} experiments: "

@@ -18,6 +18,7 @@ MARK = {
     "inconclusive": "❔",
     "known disagreement": "🟠",
     "error": "⚠️",
+    "does not apply": "·",
     "n/a": "—",
 }
 PROVENANCE = ("fcocheck", "code_version", "git", "mode", "seed", "conformance_budget", "executor",

@@ -21,11 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, KNOWN
+from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, KNOWN, NOT_APPLICABLE
 from fcocheck.verify.sweep.session import Session
 
 ERROR = "error"
-VERDICTS = (CONSISTENT, INCONSISTENT, INCONCLUSIVE, KNOWN, ERROR)
+VERDICTS = (CONSISTENT, INCONSISTENT, INCONCLUSIVE, KNOWN, NOT_APPLICABLE, ERROR)
 THEOREM, REPRODUCTION = "theorem", "reproduction"
 
 

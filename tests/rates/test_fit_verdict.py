@@ -9,7 +9,6 @@ from fcocheck.rates.verdict import (
     exponent_verdict,
     inequality_verdict,
     linear_verdict,
-    one_constant_verdict,
 )
 
 X = np.geomspace(10, 1000, 8)
@@ -47,17 +46,6 @@ def test_flat_data_contradicts_a_two_sided_exponent_and_planted_violation_is_inc
 def test_noisy_data_too_wide_is_inconclusive():
     fit = loglog_slope(X[:4], _noisy(-1.0, 3.0)[:, :4], seed=1)
     assert exponent_verdict(fit, -1.0).status == INCONCLUSIVE
-
-
-def test_one_constant_rule():
-    bound = 5.0 / X
-    assert one_constant_verdict(bound, 0.3 * bound * (1 + 0.01 * np.sin(X))).status == CONSISTENT
-    slow = 10.0 * X**-0.3  # above the bound at the large-x end and falling slower
-    v = one_constant_verdict(bound, slow)
-    assert v.status == INCONSISTENT and v.evidence["C"] > 1
-    assert one_constant_verdict(np.full(8, 2.0), np.ones(8)).status == INCONCLUSIVE
-    # far below the bound with constant 1 but flat: no longer "consistent" (issue 16)
-    assert one_constant_verdict(bound, np.full(8, 1e-4)).status == INCONSISTENT
 
 
 def test_nnls_recovers_hidden_constants():

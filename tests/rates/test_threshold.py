@@ -1,10 +1,10 @@
 """No verdict may rest on the last bits of a computed float (issue 29).
 
 The same statistic computed through numpy's SIMD ``pow`` and through the C library's differs in its
-last bit on some machines: (80/10)^(2/3) is 4.0 one way and 3.9999999999999996 the other, and the
-one-constant rule's minimum span is 4.  Every threshold on a computed statistic is applied through
-``rates.threshold`` (a value within REL_TOL·|t| of t is t), so both roundings give one verdict; the
-power side shows the same data *does* split the verdict when the tolerance is switched off.
+last bit on some machines: (80/10)^(2/3) is 4.0 one way and 3.9999999999999996 the other, and the rules'
+minimum span is 4.  Every threshold on a computed statistic is applied through ``rates.threshold`` (a
+value within REL_TOL·|t| of t is t), so both roundings give one verdict; the power side shows the same
+data *does* split the verdict when the tolerance is switched off.
 """
 
 from __future__ import annotations
@@ -13,17 +13,17 @@ import numpy as np
 import pytest
 
 import fcocheck.rates.threshold as threshold
+from fcocheck.rates.fit import SlopeFit
+from fcocheck.rates.oc import bounded_ratio
 from fcocheck.rates.threshold import REL_TOL, above, at_least, at_most, below
 from fcocheck.rates.verdict import (
     CONSISTENT,
     INCONCLUSIVE,
     MIN_SPAN,
     SLOWDOWN,
+    exponent_verdict,
     inequality_verdict,
-    local_slopes_verdict,
-    one_constant_verdict,
 )
-from fcocheck.verify.experiments import judge
 
 ROUNDINGS = [4.0, 3.9999999999999996]  # numpy's vectorised (80/10)**(2/3), and Python's / libm's
 
@@ -33,44 +33,36 @@ def test_the_two_roundings_are_one_ulp_apart_and_on_the_rule_s_threshold():
     assert (80 / 10) ** (2 / 3) in ROUNDINGS  # whichever this machine gives
 
 
-def _bound_with_span(span: float) -> np.ndarray:
-    """A decreasing bound over 5 points whose max/min is exactly ``span`` (as a float)."""
-    b = np.geomspace(1.0, 4.0, 5)[::-1].copy()
-    b[0], b[-1] = span, 1.0
-    return b
+def _window(span: float) -> np.ndarray:
+    """A 5-point direction whose max/min is exactly ``span`` (as a float)."""
+    x = np.geomspace(1.0, 4.0, 5)
+    x[-1] = span
+    return x
 
 
 @pytest.mark.parametrize("span", ROUNDINGS)
-def test_one_constant_rule_gives_one_verdict_whichever_way_the_span_rounds(span):
-    b = _bound_with_span(span)
-    assert float(b.max() / b.min()) == span
+def test_the_bound_rule_gives_one_verdict_whichever_way_the_span_rounds(span):
+    x = _window(span)
+    assert float(x.max() / x.min()) == span
+    b = x**-2.0
     rng = np.random.default_rng(0)
-    Y = 0.1 * b[None, :] * np.exp(0.03 * rng.standard_normal((3, b.size)))
-    assert one_constant_verdict(b, Y).status == CONSISTENT
-    assert judge.bound(b, Y).status == CONSISTENT
-
-
-@pytest.mark.parametrize("span", ROUNDINGS)
-@pytest.mark.parametrize("law", ["R^-0.3", "flat", "rising"])
-def test_one_constant_rule_rejects_violations_whichever_way_the_span_rounds(span, law):
-    b = _bound_with_span(span)
-    x = np.arange(1.0, 6.0)
-    y = {"R^-0.3": x**-0.3, "flat": np.ones(5), "rising": x**0.3}[law]
-    assert judge.bound(b, 1e-3 * y[None, :] * np.ones((3, 1))).status == "inconsistent"
+    Y = 0.1 * b[None, :] * np.exp(0.003 * rng.standard_normal((3, b.size)))
+    assert bounded_ratio(x, b, Y).status == CONSISTENT
+    assert bounded_ratio(x, b, 1e-3 * np.ones((3, 5))).status == "inconsistent"  # flat below the bound
 
 
 def test_without_the_tolerance_the_two_roundings_split_the_verdict(monkeypatch):
     """Power: the test above would fail with a bare comparison (REL_TOL = 0)."""
     monkeypatch.setattr(threshold, "REL_TOL", 0.0)
-    got = {span: one_constant_verdict(b, 0.1 * b[None, :] * np.ones((3, 1))).status
-           for span in ROUNDINGS for b in [_bound_with_span(span)]}
+    got = {span: bounded_ratio(x, x**-2.0, 0.1 * x[None, :] ** -2.0 * np.ones((3, 1))).status
+           for span in ROUNDINGS for x in [_window(span)]}
     assert got == {4.0: CONSISTENT, ROUNDINGS[1]: INCONCLUSIVE}
 
 
 @pytest.mark.parametrize("span,status", [(3.6, INCONCLUSIVE), (4.4, CONSISTENT)])
 def test_minimum_span_both_sides_with_a_margin(span, status):
-    b = _bound_with_span(span)
-    assert one_constant_verdict(b, 0.1 * b).status == status
+    x = _window(span)
+    assert bounded_ratio(x, x**-2.0, 0.1 * x**-2.0).status == status
 
 
 def test_comparisons_read_a_value_within_the_band_as_the_threshold():
@@ -92,20 +84,18 @@ def _ulps(a: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
+def _fit_at(lo: float) -> SlopeFit:
+    return SlopeFit(0.0, 0.0, float(lo), float(lo) + 0.2, 1.0, "given", 5, 3)
+
+
 @pytest.mark.parametrize("k", [-4, -1, 1, 4])
 def test_rules_on_an_exact_threshold_do_not_move_with_a_few_ulps(k):
     """Data that put each rule's statistic exactly on its threshold, nudged by a few ulps: same verdict."""
-    # inequality: slack exactly 1 on one run
-    lhs, rhs = np.array([1.0, 2.0, 0.3]), np.array([1.0, 3.0, 0.9])
+    lhs, rhs = np.array([1.0, 2.0, 0.3]), np.array([1.0, 3.0, 0.9])  # slack exactly 1 on one run
     base = inequality_verdict(lhs, rhs, ["a", "b", "c"]).status
     assert inequality_verdict(lhs, _ulps(rhs, k), ["a", "b", "c"]).status == base == CONSISTENT
-    # local slopes exactly at predicted − δ = 1.9 over a doubling (2^1.9 is not exact: compare the
-    # verdict at the computed curve with its nudged copies)
-    x = np.array([1.0, 2.0, 4.0])
-    y = x**1.9
-    base = local_slopes_verdict(x, y, 2.0, "lower").status
-    assert local_slopes_verdict(x, _ulps(y, k), 2.0, "lower").status == base == CONSISTENT
-    # the linear rule's slowdown ratio sits on SLOWDOWN only by design; its threshold is banded too
+    edge = 0.0 + 0.1  # the upper rule's threshold p + δ, computed as the rule computes it
+    assert exponent_verdict(_fit_at(float(_ulps(np.array(edge), k))), 0.0, "upper").status == CONSISTENT
     assert at_least(SLOWDOWN * (1 - REL_TOL / 4), SLOWDOWN)
 
 
@@ -115,6 +105,7 @@ def test_without_the_tolerance_a_few_ulps_split_the_same_rules(monkeypatch):
     lhs, rhs = np.array([1.0, 2.0, 0.3]), np.array([1.0, 3.0, 0.9])
     assert {inequality_verdict(lhs, _ulps(rhs, k), ["a", "b", "c"]).status for k in (-1, 1)} == {
         CONSISTENT, "inconsistent"}
-    x = np.array([1.0, 2.0, 4.0])
-    assert {local_slopes_verdict(x, _ulps(x**1.9, k), 2.0, "lower").status for k in (-4, -1, 1, 4)} == {
-        CONSISTENT, "inconsistent"}
+    edge = 0.0 + 0.1
+    nudged = {exponent_verdict(_fit_at(float(_ulps(np.array(edge), k))), 0.0, "upper").status
+              for k in (-1, 1)}
+    assert nudged == {CONSISTENT, "inconsistent"}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from fcocheck.verify.experiments import fco, others, statements
 from fcocheck.verify.experiments.base import Experiment, Result
 
@@ -87,6 +89,18 @@ _ALL = (
     Experiment("svrg-contraction", "svrg-5", "SVRG contraction vs m and h", others.svrg_contraction),
 )
 
+#: what each experiment that sweeps its own generator varies (named when it does not apply to a file)
+_SWEEPS = {
+    "fco-lemma-4.4": "K, η_c, σ and ζ", "fco-lemma-4.5-K-noise": "K (at ζ = 0)",
+    "fco-lemma-4.5-K-hetero": "K (at σ = 0)", "fco-lemma-4.5-eta": "η_c", "fco-4.3-floor-zeta": "ζ",
+    "fco-4.3-floor-K": "K at fixed η_cK", "fco-4.3-variance-M": "M (at ζ = 0)", "fco-4.3-tuned-R": "R",
+    "fco-4.2-rounds": "R", "fco-4.1-minibatch": "η_cKL", "fco-4.2-vs-4.1": "R around L²B/G²",
+    "fco-4.1-speedup": "M and R", "fco-curse-rate": "η_c and K", "fedcanon-floor-b": "the batch b",
+    "fedcanon-floor-lambda": "λ", "fedcanon-transient": "T", "fedcanon-heterogeneity": "ζ",
+    "fedcanon-floor-structure": "η_l, K and η_g", "fedcanon-pl-rate": "μ and η_g",
+    "svrg-contraction": "m and h",
+}
+_ALL = tuple(dataclasses.replace(e, sweeps=_SWEEPS.get(e.name, "")) for e in _ALL)
 EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in _ALL}
 
 

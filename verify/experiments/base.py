@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from fcocheck.rates.verdict import INCONCLUSIVE, Verdict, combine
+from fcocheck.rates.verdict import INCONCLUSIVE, NOT_APPLICABLE, Verdict, combine
 from fcocheck.solvers.engine.run import run
 from fcocheck.solvers.engine.trace import Trace
 from fcocheck.solvers.problem import Problem
@@ -60,6 +60,7 @@ class Experiment:
         needs: for an experiment that can run on a user's instance (``validate --problem``), the
             check that the instance has what the claim assumes: ``needs(problem, ref)`` returns
             None or the missing property; None for an experiment that sweeps its own generator.
+        sweeps: what such an experiment varies (named when it does not apply to a fixed instance).
 
     """
 
@@ -68,16 +69,17 @@ class Experiment:
     summary: str
     body: Callable[..., Result]
     needs: Callable[[Any, Any], str | None] | None = None
+    sweeps: str = ""
 
     def __call__(self, quick: bool = True, seed: int = 0, instance: tuple | None = None) -> Result:
         """Run it and time it (on ``instance`` = (problem, reference) when given and supported)."""
         start = time.perf_counter()
         if instance is not None:
-            why = ("it sweeps its own generator's parameters (ζ, K, M, λ, R …), which a fixed instance "
-                   "file cannot vary") if self.needs is None else self.needs(*instance)
+            why = (f"{self.sweeps or 'its own generator'} swept over instances of its class, which one "
+                   "fixed instance file cannot vary") if self.needs is None else self.needs(*instance)
             if why:
                 res = Result(self.name, self.theorem, f"on instance {instance[0].name}", {},
-                             [Verdict(INCONCLUSIVE, "not applicable", f"not run on this instance: {why}")])
+                             [Verdict(NOT_APPLICABLE, "applicability", f"it needs {why}")])
                 res.seconds = time.perf_counter() - start
                 return res
         try:

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from fcocheck.rates.fit import SlopeFit, loglog_slope
+from fcocheck.rates.oc import bounded_ratio
 from fcocheck.rates.power import (
     Violation,
     ablation,
-    bound_violations,
     exponent_violations,
     powered,
     rate_violations,
@@ -29,8 +29,6 @@ from fcocheck.rates.verdict import (
     exponent_verdict,
     inequality_verdict,
     linear_verdict,
-    local_slopes_verdict,
-    one_constant_verdict,
 )
 
 
@@ -47,20 +45,16 @@ def exponent(x: Sequence[float], Y: np.ndarray, predicted: float, sense: str = "
     return fit, powered(judge, np.asarray(Y, dtype=float), violations)
 
 
-def local_exponent(x: Sequence[float], y: Sequence[float], predicted: float, sense: str,
-                   label: str = "x") -> Verdict:
-    """Every local slope of a deterministic curve (``local_slopes_verdict``), with ``exponent_violations``."""
-    xa = np.asarray(x, dtype=float)
-    ya = np.asarray(y, dtype=float)
-    violations = exponent_violations(xa, ya, predicted, sense, label)
-    return powered(lambda data: local_slopes_verdict(xa, np.ravel(data), predicted, sense), ya, violations)
+def bound(x: Sequence[float], rate: Sequence[float], Y: np.ndarray, seed: int = 0,
+          label: str = "x", deterministic: bool = False, noise: float | None = None) -> Verdict:
+    """Y ≲ rate along x, x growing into the theorem's regime (``rates.oc.bounded_ratio``).
 
-
-def bound(rate: Sequence[float], Y: np.ndarray, seed: int = 0) -> Verdict:
-    """One free constant: y ≤ C·rate over the sweep, with ``bound_violations``."""
-    b = np.asarray(rate, dtype=float)
-    return powered(lambda data: one_constant_verdict(b, data, seed=seed), np.asarray(Y, dtype=float),
-                   bound_violations(b, Y))
+    Its size and power are measured at this design.  It replaces the one-constant rule, which rejected
+    legal saturating ratios and passed y ∝ bound^0.7 at log-noise 0.2 in 30–55% of repetitions.
+    """
+    return bounded_ratio(np.asarray(x, dtype=float), np.asarray(rate, dtype=float),
+                         np.asarray(Y, dtype=float), seed=seed, label=label, deterministic=deterministic,
+                         noise=noise)
 
 
 def linear(Y: np.ndarray, start: int, stop: int, seed: int = 0) -> Verdict:

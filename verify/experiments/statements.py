@@ -12,8 +12,9 @@
 * ``fedcanon-floor-structure`` (FedCanon Thm 1, constants lost): the floor of ‖G‖² under exact
   gradients as measured — ∝ η_l², ∝ (K − 1)², zero at K = 1, flat in η_g; control: ZA1 (no floor).
 * ``fedcanon-pl-rate`` (FedCanon Thm 2, eq. 13): the linear factor is (1 − cμη_g)^T, so the
-  per-round contraction exponent −log q grows like (μη_g)¹ over a grid of μ and η_g (two-sided).
-  Negative control: η_g held fixed while η_l varies — the rate must not follow μη_lK.
+  per-round contraction exponent −log q is at least of order μη_g over a grid of μ and η_g — one-sided:
+  the time constant 1/(−log q) ≲ 1/(μη_g), any faster contraction legal.  Negative control: η_g held
+  fixed while η_l varies — the rate must not follow μη_g.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import numpy as np
 
 from fcocheck.rates.catalog import FCO_CURSE, FEDCANON_1, FEDCANON_2, THM_4_1
 from fcocheck.rates.fit import contraction
+from fcocheck.rates.oc import mean_log_noise
 from fcocheck.rates.power import Violation, powered
 from fcocheck.rates.threshold import above, below
 from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
@@ -114,8 +116,8 @@ def _speedup_gaps(Ms, Rs, K: int, sigma: float, seeds: list[int], seed: int, one
         traces = runs("feddualavg", p, {"eta_c": eta_c, "eta_s": eta_s, "local_steps": K}, R,
                       f"gaussian:{sigma}", seeds, ref, w0=ref.w + u, participation=1 if one_client else None)
         gaps = [p.Phi(np.asarray(t.meta["w_hat"])) - ref.objective for t in traces]
-        out.append(max(float(np.mean(gaps)), 1e-300))
-    return np.array(out)
+        out.append(np.maximum(np.asarray(gaps, dtype=float), 1e-300))
+    return np.array(out).T  # seeds × points
 
 
 def speedup_mkr(quick: bool, seed: int) -> Result:
@@ -123,7 +125,10 @@ def speedup_mkr(quick: bool, seed: int) -> Result:
     K, sigma = 2, 1.0
     seeds = seeds_for(quick, seed, 12, 32)
     # each sweep moves the bound 1/√(MKR) by √32 ≈ 5.7: a factor 16 (√16 = 4) sat exactly on the
-    # one-constant rule's minimum span, where the verdict hung on the last bit (issue 29)
+    # one-constant rule's minimum span, where the verdict hung on the last bit (issue 29).  Beyond
+    # M = 32 the M-free optimisation term LB/R takes over and the σ-term's ratio rises (measured at
+    # M = 128); at 12 seeds the mean's log-noise (≈ 0.05) leaves the rule without power against a
+    # speed-up M^0.35–0.4 instead of M^0.5 — reported as such (no power), not as consistent
     sweeps = {
         "M (R = 64)": ([1, 2, 4, 8, 16, 32], [64] * 6),
         "R (M = 4)": ([4] * 6, [16, 32, 64, 128, 256, 512]) if quick
@@ -132,17 +137,21 @@ def speedup_mkr(quick: bool, seed: int) -> Result:
     checks, measured, plot = [], {}, None
     for label, (Ms, Rs) in sweeps.items():
         rate = 1.0 / np.sqrt(np.array(Ms) * K * np.array(Rs))
-        Y = _speedup_gaps(Ms, Rs, K, sigma, seeds, seed, one_client=False)
-        v = judge.bound(rate, Y[None, :], seed)
+        G = _speedup_gaps(Ms, Rs, K, sigma, seeds, seed, one_client=False)
+        Y = G.mean(axis=0)  # the claim is on E[Φ(ŵ)] − Φ*: the mean over seeds, with the mean's noise
+        x = Ms if label.startswith("M") else Rs
+        v = judge.bound(x, rate, Y[None, :], seed, label=label.split()[0], noise=mean_log_noise(G, seed))
         v = dataclasses.replace(v, rule=f"{v.rule} [{label}]")
         checks.append(v)
-        x = Ms if label.startswith("M") else Rs
         measured[label] = {"x": x, "gap": Y, "bound": rate}
         if label.startswith("M"):
-            ctrl = _speedup_gaps(Ms, Rs, K, sigma, seeds, seed, one_client=True)
+            C = _speedup_gaps(Ms, Rs, K, sigma, seeds, seed, one_client=True)
+            ctrl = C.mean(axis=0)
             measured[label]["one_client_per_round"] = ctrl
-            checks.append(judge.control(lambda d, r=rate: judge.bound(r, d, seed), ctrl[None, :], Y[None, :],
-                                  "one client per round: no speed-up in M"))
+            s_ctrl = mean_log_noise(C, seed)
+            checks.append(judge.control(lambda d, r=rate, x=x, s=s_ctrl: judge.bound(x, r, d, seed, label="M",
+                                                                                      noise=s),
+                                        ctrl[None, :], Y[None, :], "one client per round: no speed-up in M"))
             plot = plot_spec("bound", "M (R = 64, K = 2)", "E[Φ(ŵ)] − Φ*",
                              [slope_series("FedDualAvg", x, Y[None, :], bound=rate)], C=v.evidence["C"])
     measured["plot"] = plot
@@ -187,9 +196,23 @@ def fedcanon_pl_rate(quick: bool, seed: int) -> Result:
     order = np.argsort(x)
     xs = [x[i] for i in order]
     Y, C = np.array([y[i] for i in order])[None, :], np.array([yc[i] for i in order])[None, :]
-    fit, v = judge.exponent(xs, Y, 1.0, "two-sided", seed, "μη_g")
-    neg = judge.control(lambda d: judge.exponent(xs, d, 1.0, "two-sided", seed, "μη_lK")[1], C, Y,
-                  "η_g fixed while η_l varies: the rate must not follow μη_lK")
+    fit = judge.exponent(xs, Y, 1.0, "two-sided", seed, "μη_g")[0]  # the fitted slope, for the figure
+
+    back = slice(None, None, -1)
+    inv = 1 / np.asarray(xs)[back]
+
+    def rule(d: np.ndarray, power: float = 1.0) -> Verdict:
+        # Thm 2 bounds the rate from one side: −log q ≳ μη_g, i.e. the time constant 1/(−log q) ≲ 1/(μη_g)
+        # as μη_g → 0 (any faster contraction is legal); judged along 1/(μη_g)
+        return judge.bound(inv, inv**power, 1 / np.atleast_2d(d)[:, back], seed, label="1/(μη_g)",
+                           deterministic=True)
+
+    v = rule(Y)
+    # negative control on the same runs: against a bound half a power stronger, −log q ≳ (μη_g)^½, the
+    # measured time constants (∝ 1/(μη_g)) grow too fast and must be rejected
+    strong = np.asarray(xs)[None, :] ** 0.5
+    neg = judge.control(lambda d: rule(d, 0.5), Y, strong,
+                        "the measured rates against −log q ≳ (μη_g)^½ (half a power stronger than Thm 2)")
     return Result(
         "fedcanon-pl-rate",
         FEDCANON_2.name,
