@@ -49,6 +49,8 @@ def declare(spec: PepSpec) -> Setting:
     from PEPit import PEP
 
     pep = PEP()
+    if spec.norm == "q":
+        return _q_norm(pep, spec)
     F, grad = _clients(pep, spec)
     psi = None
     Phi = F
@@ -61,6 +63,30 @@ def declare(spec: PepSpec) -> Setting:
     w0 = pep.set_initial_point()
     pep.set_initial_condition(0.5 * (w0 - w_star) ** 2 <= spec.B)
     return Setting(pep, F, psi, Phi, w_star, w0, grad)
+
+
+def _q_norm(pep: Any, spec: PepSpec) -> Setting:
+    """FCO Assumption 2 in its own norm (``PepSpec.norm = 'q'``).
+
+    With a common Hessian Q and h = ½wᵀQw/‖Q‖₂, the coordinates v = (Q/‖Q‖₂)^{1/2} w make h = ½‖v‖² and
+    every F_m = (L/2)‖v‖² + ⟨c_m, v⟩ (L = ‖Q‖₂) on range Q; ζ bounds ‖c_m − c̄‖ there (the dual norm of
+    Assumption 2(c)).  The gradients are then explicit: ∇F_m(v) = L v + c_m.  Only the discrepancy
+    metric is asked of this class (no Φ is declared).
+    """
+    psi = None
+    if spec.psi == "convex":
+        from PEPit.functions import ConvexFunction
+
+        psi = pep.declare_function(ConvexFunction)
+    shifts = _shifts(pep, spec)
+    w0 = pep.set_initial_point()
+    w_star = pep.set_initial_point()
+    pep.set_initial_condition(0.5 * (w0 - w_star) ** 2 <= spec.B)
+
+    def grad(m: int, w: Any) -> Any:
+        return spec.L * w if shifts is None else spec.L * w + shifts[m]
+
+    return Setting(pep, None, psi, None, w_star, w0, grad)
 
 
 def _smooth(pep: Any, spec: PepSpec) -> Any:

@@ -30,6 +30,7 @@ from fcocheck.solvers.errors import FcocheckError
 CLIENTS = ("shift", "bounded-gradient", "free")
 PSI = ("convex", "zero")
 METRICS = ("value", "distance", "lemma-4.4", "discrepancy")
+NORMS = ("euclidean", "q")
 #: The largest number of client gradient steps M·K·R one PEP may hold.  Measured here (2 cores,
 #: CLARABEL): FedDualAvg with composite ψ takes ~0.6 s at M·K·R = 8, ~10 s at 18 and ~9 min at
 #: 32 — the SDP has O((M·K·R)²) interpolation constraints.
@@ -58,6 +59,9 @@ class PepSpec:
         quadratic: F a convex quadratic (Assumption 2) instead of any L-smooth convex F.
         metric: ``value`` Φ(out) − Φ*; ``distance`` ‖out − w*‖²; ``lemma-4.4`` Φ(ŵ) − Φ* minus the
             discrepancy overhead of Lemma 4.4; ``discrepancy`` (1/M)Σ_m‖z̄ − z^m‖² at the last local step.
+        norm: ``euclidean``, or ``q`` — FCO Assumption 2 in its own norm ‖w‖²_Q = wᵀQw/‖Q‖₂ with a common
+            Hessian: in the coordinates where h = ½‖·‖² every F_m = (L/2)‖w‖² + ⟨c_m, w⟩, ζ bounds
+            ‖c_m − c̄‖ and the discrepancy is measured there (``discrepancy`` metric, shift class only).
         extra: the method's own hyper-parameters beyond the shared ones, as sorted (name, value) pairs
             (a card's β); part of the key only when not empty, so adding one to a method changes no
             stored worst case of the others.
@@ -80,6 +84,7 @@ class PepSpec:
     quadratic: bool = False
     metric: str = "value"
     extra: tuple[tuple[str, float], ...] = ()
+    norm: str = "euclidean"
 
     @property
     def key(self) -> str:
@@ -87,6 +92,8 @@ class PepSpec:
         fields = asdict(self)
         if not self.extra:
             del fields["extra"]
+        if self.norm == "euclidean":  # the default: keys stored before the field existed stay valid
+            del fields["norm"]
         else:
             fields["extra"] = [list(kv) for kv in self.extra]
         return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:24]
@@ -126,6 +133,11 @@ def check_spec(spec: PepSpec, methods: dict[str, Any]) -> PepSpec:
     _choice("clients", spec.clients, CLIENTS)
     _choice("psi", spec.psi, PSI)
     _choice("metric", spec.metric, METRICS)
+    _choice("norm", spec.norm, NORMS)
+    if spec.norm == "q" and (spec.clients != "shift" or spec.metric != "discrepancy"):
+        raise InvalidWorstCaseError(
+            f"norm 'q' with clients = {spec.clients!r}, metric = {spec.metric!r}; the rule is the shift "
+            "class and the discrepancy metric (Assumption 2 in its own norm: F_m = (L/2)‖w‖² + ⟨c_m, w⟩)")
     steps = spec.M * spec.K * spec.R
     if steps > MAX_CLIENT_STEPS:
         raise InvalidWorstCaseError(

@@ -155,15 +155,13 @@ def tightness_verdict(relation: str, rows: list[dict[str, Any]]) -> Verdict:
         )
         return Verdict(INCONSISTENT, rule, f"the smallest constant keeps growing {where}", ev)
     note = f"; {len(failed)} point(s) failed to solve: {failed}" if failed else ""
-    if blind:
+    if len(blind) == len(by_axis):
         return Verdict(INCONCLUSIVE, rule, f"no power along {blind}: no group with 3 grid values" + note, ev)
-    return Verdict(
-        CONSISTENT,
-        rule,
-        f"smallest constant {ev['c_max']:.3g}; last slopes R {ev['slope_R']:.2f}, K {ev['slope_K']:.2f}"
-        + note,
-        ev,
-    )
+    judged = [a for a in by_axis if a not in blind]
+    if blind:  # said, not hidden: the verdict covers the axes the grid varies
+        note += f"; judged along {judged} only ({blind} not varied by 3 values in this grid)"
+    slopes = ", ".join(f"{a} {ev['slope_' + a]:.2f}" for a in judged)
+    return Verdict(CONSISTENT, rule, f"smallest constant {ev['c_max']:.3g}; last slopes {slopes}" + note, ev)
 
 
 def soundness_verdict(rows: list[dict[str, Any]]) -> Verdict:

@@ -155,3 +155,34 @@ def test_the_worst_instance_is_shown_when_low_dimensional():
     assert w.value == pytest.approx(0.25, rel=1e-6)
     assert w.dimension == 1 and len(w.instance["w0"]) == 1
     assert abs(w.instance["w0"][0]) == pytest.approx(1.0, rel=1e-4)  # the start sits on ½‖w0 − w*‖² = B
+
+
+def test_a_grid_varying_one_axis_is_judged_along_it_and_says_so():
+    flat_k = _rows({(k, 1): 1.0 for k in (1, 2, 3, 4)})
+    v = tightness_verdict("lesssim", flat_k)
+    assert v.status == CONSISTENT and "judged along ['K'] only" in v.reason
+    growing_k = _rows({(k, 1): float(k) for k in (1, 2, 3, 4)})
+    assert tightness_verdict("lesssim", growing_k).status == INCONSISTENT
+
+
+def test_lemma_4_5_in_its_own_norm_has_constant_one_at_every_k():
+    """Issue 30: in ℓ2 over every L-smooth F the smallest constant grew with K (1.03 … 1.17); in
+    Assumption 2's own norm (common Hessian, h = ½‖·‖²_Q) it is 1 to solver accuracy."""
+    from fcocheck.rates.worstcase.solve import worst_case
+    from fcocheck.rates.worstcase.spec import PepSpec
+
+    for K in (1, 2, 4):
+        spec = PepSpec("feddualavg", M=2, K=K, R=1, eta=0.25, zeta=1.0, metric="discrepancy", norm="q")
+        q = worst_case(spec)
+        assert q.status == "optimal" and abs(q.value / (0.25**2 * K**2) - 1) < 1e-5, (K, q.value)
+    l2 = worst_case(PepSpec("feddualavg", M=2, K=4, R=1, eta=0.25, zeta=1.0, metric="discrepancy"))
+    assert l2.value / (0.25**2 * 16) > 1.05  # the ℓ2 class is larger: the constant is not 1 there
+
+
+def test_the_q_norm_class_is_refused_outside_its_metric():
+    from fcocheck.rates.worstcase.methods import METHODS
+    from fcocheck.rates.worstcase.spec import InvalidWorstCaseError, PepSpec, check_spec
+
+    with pytest.raises(InvalidWorstCaseError, match="the rule is the shift class and the discrepancy"):
+        check_spec(PepSpec("feddualavg", norm="q"), METHODS)
+    assert PepSpec("feddualavg").key == PepSpec("feddualavg", norm="euclidean").key  # stored keys unchanged

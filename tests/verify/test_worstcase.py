@@ -82,7 +82,10 @@ def test_cli_prints_the_table_and_exits_by_the_verdict(tmp_path, capsys):
     rc = main(args)
     out = capsys.readouterr().out
     assert "bound" in out and "worst" in out and "fco-lemma-4.5:" in out
-    assert rc == 1  # one R value: the R axis has no power, so the verdict is inconclusive, not consistent
+    # one R value: judged along K only, and said so (Lemma 4.5 in its own norm: constant 1 at every K)
+    assert rc == 0 and "judged along ['K'] only" in out
+    assert main([*args[:3], "K=1", "R=1", *args[5:]]) == 1  # nothing varied: no power, inconclusive
+    capsys.readouterr()
     rc = main([*args[:3], "K=1,2,3", "R=1,2,3", *args[5:], "--json"])
     data = json.loads(capsys.readouterr().out)
     assert rc == 0 and data["status"] == CONSISTENT
