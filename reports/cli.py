@@ -43,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     except InterruptedRunError as exc:
         print(f"fcocheck: interrupted: {exc}", file=sys.stderr)
         return 130
+    except KeyboardInterrupt:  # Ctrl-C anywhere else: finished work is in the store or the output files
+        print("fcocheck: interrupted (Ctrl-C); what finished is kept", file=sys.stderr)
+        return 130
     except FcocheckError as exc:
         print(f"fcocheck: error: {exc}", file=sys.stderr)
         return 2

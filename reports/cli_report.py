@@ -12,6 +12,7 @@ from fcocheck.reports.build import REPRODUCTIONS, build
 from fcocheck.reports.cli_common import UsageError, check_writable
 from fcocheck.reports.render_html import render_html
 from fcocheck.reports.render_md import render_md
+from fcocheck.solvers.untrusted import read_json
 from fcocheck.verify.experiments import EXPERIMENTS
 from fcocheck.verify.sweep import Store, grid, run_sweep
 from fcocheck.verify.sweep.config import InvalidSweepError, RunConfig
@@ -107,12 +108,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _load_sweep(path: str) -> list[RunConfig]:
-    try:
-        spec = json.loads(Path(path).read_text(), parse_constant=_no_constant)
-    except (OSError, ValueError) as exc:
-        raise InvalidSweepError(
-            f"sweep file {path!r}: {exc}; the rule is a JSON file with base, axes, seeds"
-        ) from None
+    spec = read_json(path, "sweep file", InvalidSweepError, limit=MAX_SWEEP_BYTES)
     specs = spec if isinstance(spec, list) else [spec]
     configs: list[RunConfig] = []
     for s in specs:
@@ -125,13 +121,27 @@ def _load_sweep(path: str) -> list[RunConfig]:
         if "seed" in s["base"]:
             raise InvalidSweepError(f"sweep file {path!r}: base.seed = {s['base']['seed']!r} would be "
                                     "overridden; the rule is the seeds of a sweep given by 'seeds'")
-        configs += grid(s["base"], s.get("axes", {}) or {"rounds": [s["base"].get("rounds", 100)]},
-                        _seeds(path, s.get("seeds", 1)))
+        axes = s.get("axes", {}) or {"rounds": [s["base"].get("rounds", 100)]}
+        seeds = _seeds(path, s.get("seeds", 1))
+        count = grid_size(axes, seeds) + len(configs)  # counted before anything is materialised
+        if count > MAX_RUNS:
+            raise InvalidSweepError(f"sweep file {path!r} declares {count} runs; the rule is at most "
+                                    f"{MAX_RUNS} per sweep file (split it)")
+        configs += grid(s["base"], axes, seeds)
     return configs
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a finite JSON number")
+#: the largest sweep a file may declare (counted from its axes, before any run is built)
+MAX_RUNS = 100_000
+MAX_SWEEP_BYTES = 4 * 2**20
+
+
+def grid_size(axes: Any, seeds: list[int]) -> int:
+    """Product of the axis lengths × seeds (each axis must be a non-empty list; checked by ``grid``)."""
+    n = len(seeds)
+    for values in axes.values():
+        n *= len(values) if isinstance(values, list) and values else 1
+    return n
 
 
 def _seeds(path: str, seeds: Any) -> list[int]:

@@ -63,7 +63,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         check_writable(target)
     problem = load_problem(args.problem, parse_params(args.param), args.seed)
     path = None if args.no_cache else solve_cache.entry_path(problem, args.tol, "CLARABEL")
-    entry = solve_cache.load(path) if path else None
+    entry = solve_cache.load(path, problem.dim) if path else None
     sol = reference_solve(problem, tol=args.tol, cached_cvx=solve_cache.cvx_result(entry) if entry else None)
     reuse = entry is not None and entry.get("w_sha256") == solve_cache.w_digest(sol.w)
     consts = ProblemConstants(**entry["constants"]) if reuse else compute_constants(problem, w_star=sol.w)

@@ -23,6 +23,10 @@ class Drawer:
 
     def __init__(self, background: bool) -> None:
         """Start the drawing process when ``background``."""
+        if background:
+            from fcocheck.verify.sweep.executors import start_helpers
+
+            start_helpers()  # the drawing process ignores Ctrl-C; the driver ends it
         self._pool = ProcessPoolExecutor(1, mp_context=mp.get_context("forkserver")) if background else None
         self._pending: list[Future] = []
 

@@ -62,14 +62,57 @@ def entry_path(problem: Problem, tol: float, solver: str) -> Path:
     return cache_dir() / "solve" / f"{hashlib.sha256(key.encode()).hexdigest()}.json"
 
 
-def load(path: Path) -> dict[str, Any] | None:
-    """The entry at ``path``, or None (missing, unreadable, or not an entry of this format)."""
+#: cvxpy statuses that claim a solution: such an entry must carry the point (the cross-check needs it)
+SOLVED = ("optimal", "optimal_inaccurate")
+CONSTANT_FIELDS = ("L", "L_clients", "L_sample", "mu", "zeta", "zeta_kind", "zeta_sampled", "G", "G_kind",
+                   "B", "radius")
+
+
+def load(path: Path, dim: int | None = None) -> dict[str, Any] | None:
+    """The entry at ``path``, or None: missing, unreadable, foreign, or failing its own consistency.
+
+    A cache file is untrusted input: an entry is used only if it has exactly this format's fields, a
+    cvxpy answer that carries its point (of length ``dim``, finite) whenever its status says solved,
+    and constants that are finite numbers with L ≥ L's sample and client forms ≥ 0 and 0 ≤ μ ≤ L.
+    Anything else is a miss (recomputed), never a silent switch-off of the cross-check.
+    """
+    from fcocheck.solvers.untrusted import read_json
+
     try:
-        entry = json.loads(path.read_text())
-    except (OSError, ValueError):
+        entry = read_json(path, "cache entry", limit=512 * 2**20)
+    except Exception:  # any refusal of an untrusted file is a miss
         return None
-    ok = isinstance(entry, dict) and entry.get("format") == FORMAT and {"cvx", "constants"} <= set(entry)
-    return entry if ok else None
+    return entry if _valid(entry, dim) else None
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and bool(np.isfinite(v))
+
+
+def _valid(entry: Any, dim: int | None) -> bool:
+    if not (isinstance(entry, dict) and set(entry) == {"format", "cvx", "constants", "w_sha256"}
+            and entry["format"] == FORMAT and isinstance(entry["w_sha256"], str)):
+        return False
+    c = entry["cvx"]
+    if c is not None:
+        if not (isinstance(c, dict) and set(c) == {"w", "solver", "status", "seconds"}
+                and isinstance(c["solver"], str) and isinstance(c["status"], str) and _number(c["seconds"])):
+            return False
+        w = c["w"]
+        if w is None and c["status"] in SOLVED:
+            return False
+        if w is not None and not (isinstance(w, list) and all(_number(v) for v in w)
+                                  and (dim is None or len(w) == dim)):
+            return False
+    k = entry["constants"]
+    if not (isinstance(k, dict) and set(k) == set(CONSTANT_FIELDS)):
+        return False
+    numbers = [k[f] for f in ("L", "L_clients", "L_sample", "zeta", "zeta_sampled", "radius")]
+    optional = [k[f] for f in ("mu", "G", "B") if k[f] is not None]
+    if not all(_number(v) and v >= 0 for v in numbers + optional) or not (k["L"] > 0):
+        return False
+    return (k["mu"] is None or k["mu"] <= k["L"]) and isinstance(k["zeta_kind"], str) \
+        and isinstance(k["G_kind"], str)
 
 
 def cvx_result(entry: dict[str, Any]) -> CvxResult | None:

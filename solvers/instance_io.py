@@ -24,6 +24,7 @@ from fcocheck.solvers.errors import InvalidInstanceFileError
 from fcocheck.solvers.files import Writer
 from fcocheck.solvers.problem import Problem, sample_weights, uniform_weights
 from fcocheck.solvers.spec import closest
+from fcocheck.solvers.untrusted import loads, regular_file
 
 REQUIRED_META = ("loss", "regularizer", "mirror")
 KNOWN_META = REQUIRED_META + ("intercept", "weights", "ridge_lam", "shape", "name", "generator")
@@ -121,8 +122,7 @@ def save_instance(problem: Problem, path: str | Path) -> Path:
 
 
 def _read(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    if not path.is_file():
-        raise InvalidInstanceFileError(f"instance file {str(path)!r} does not exist")
+    regular_file(path, "instance file", InvalidInstanceFileError)  # a FIFO would block np.load
     try:
         with np.load(path, allow_pickle=False) as z:
             if not hasattr(z, "files"):
@@ -137,10 +137,7 @@ def _read(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
             f"instance file {str(path)!r} is not a readable .npz without pickle ({exc})") from None
     if "meta" not in arrays:
         raise InvalidInstanceFileError(f"instance file {str(path)!r} misses the key 'meta'")
-    try:
-        meta = json.loads(str(arrays.pop("meta")))
-    except json.JSONDecodeError as exc:
-        raise InvalidInstanceFileError(f"instance file {str(path)!r}: meta is not JSON ({exc})") from None
+    meta = loads(str(arrays.pop("meta")), f"instance file {str(path)!r}: meta", InvalidInstanceFileError)
     if not isinstance(meta, dict):
         raise InvalidInstanceFileError(f"instance file {str(path)!r}: meta must be a JSON object")
     for key in REQUIRED_META:
@@ -222,7 +219,13 @@ def _blocks(arrays: dict[str, np.ndarray], name: str, path: Path) -> list[Any]:
             raise InvalidInstanceFileError(
                 f"instance file {str(path)!r}: client {m} has " + ("both " if dense else "neither ")
                 + f"{name}_{m} and {name}_{m}_data; the rule is one dense array or one CSR block per client")
-        out.append(_sparse_block(arrays, f"{name}_{m}", path) if sparse else arrays[f"{name}_{m}"])
+        block = _sparse_block(arrays, f"{name}_{m}", path) if sparse else arrays[f"{name}_{m}"]
+        want = 2 if name == "X" else 1
+        if np.ndim(block) != want:
+            raise InvalidInstanceFileError(
+                f"instance file {str(path)!r}: {name}_{m} has shape {np.shape(block)}; the rule is "
+                + ("(n_m, d)" if name == "X" else "(n_m,)"))
+        out.append(block)
     if not out:
         raise InvalidInstanceFileError(
             f"instance file {str(path)!r} misses the key {name!r} (or {name}_0, {name}_1, ...)")

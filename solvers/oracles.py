@@ -108,6 +108,10 @@ class MinibatchOracle(Oracle):
         return f"minibatch:{self.batch}"
 
 
+#: the largest minibatch: b rows are drawn per client per query (beyond it memory, not the rule, fails)
+MAX_BATCH = 1_000_000
+
+
 def parse_oracle(text: str) -> Oracle:
     """Parse ``exact`` | ``gaussian:σ`` | ``minibatch:b``.
 
@@ -127,9 +131,10 @@ def parse_oracle(text: str) -> Oracle:
             raise InvalidOracleError(f"oracle {text!r}: σ = {arg!r}; the rule is gaussian:σ with σ >= 0")
         return GaussianOracle(sigma=sigma)
     if kind == "minibatch":
-        if not (arg.isascii() and arg.isdigit()) or int(arg) < 1:
+        if not (arg.isascii() and arg.isdigit()) or int(arg) < 1 or int(arg) > MAX_BATCH:
             raise InvalidOracleError(
-                f"oracle {text!r}: b = {arg!r}; the rule is minibatch:b with integer b >= 1"
+                f"oracle {text!r}: b = {arg!r}; the rule is minibatch:b with integer b >= 1 and "
+                f"b <= {MAX_BATCH}"
             )
         return MinibatchOracle(batch=int(arg))
     raise InvalidOracleError(

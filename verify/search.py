@@ -3,14 +3,17 @@
 ``search(strategy, check, budget)`` draws cases, runs ``check`` on each, and returns either the
 shrunk smallest failing case with its evidence, or the statement that none of the examples
 failed (with the worst residual seen).  Deterministic: the search's randomness comes from
-``random.Random(seed)`` and the example database is off, so the same seed finds the same
-counterexample.
+``random.Random(seed)``, the example database is off, and Hypothesis' harvest of constants from the
+modules loaded in the process (which differ between a command's own process and a pool worker, so
+``check --workers 1`` and ``--workers 2`` drew different cases) is switched off during the search: the
+same seed finds the same counterexample in any process.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +47,36 @@ class Found:
     reasons: list[str] = field(default_factory=list)
 
 
+@contextmanager
+def _no_local_constants() -> Iterator[None]:
+    """Hypothesis without the constants it harvests from the process's loaded modules (if it has them).
+
+    Hypothesis (≥ 6.13x) mixes into its draws the literals of every non-library module in
+    ``sys.modules``; which of fcocheck's modules are loaded depends on the process, so the draws did.
+    A private hook: when a Hypothesis version lacks it, there is nothing to switch off.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - a Hypothesis without the providers module
+        yield
+        return
+    get = getattr(providers, "_get_local_constants", None)
+    cache = getattr(getattr(providers, "CONSTANTS_CACHE", None), "cache", None)
+    if get is None or not hasattr(providers, "Constants"):
+        yield
+        return
+    empty = providers.Constants()
+    providers._get_local_constants = lambda: empty
+    if cache is not None:
+        cache.clear()
+    try:
+        yield
+    finally:
+        providers._get_local_constants = get
+        if cache is not None:
+            cache.clear()
+
+
 def search(
     strategy: Any, check: Callable[[Any], Evidence], budget: str | int = "quick", seed: int = 0
 ) -> Found:
@@ -67,7 +100,8 @@ def search(
         suppress_health_check=list(HealthCheck),
     )
     try:
-        case = find(strategy, failing, settings=cfg, random=random.Random(seed))
+        with _no_local_constants():
+            case = find(strategy, failing, settings=cfg, random=random.Random(seed))
     except (NoSuchExample, Unsatisfiable):
         ran = [e for e in seen if e.outcome == HOLDS]
         if not ran:

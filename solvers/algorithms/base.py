@@ -196,10 +196,17 @@ def positive_step(name: str, value: float) -> None:
         raise InvalidStepSizeError(f"{name} = {value!r} is invalid; the rule is {name} > 0 and finite")
 
 
+#: the largest count a hyper-parameter may set (local steps, batch sizes, passes): beyond it a run would
+#: exhaust memory or never end rather than fail
+MAX_COUNT = 1_000_000
+
+
 def positive_int(name: str, value: int) -> None:
-    """An integer ≥ 1 (local steps, batch sizes)."""
+    """An integer 1 ≤ value ≤ ``MAX_COUNT`` (local steps, batch sizes)."""
     if isinstance(value, bool) or int(value) != value or value < 1:
         raise InvalidHyperparameterError(f"{name} = {value!r} is invalid; the rule is an integer >= 1")
+    if value > MAX_COUNT:
+        raise InvalidHyperparameterError(f"{name} = {value!r} is too large; the rule is at most {MAX_COUNT}")
 
 
 def hp_field(default: Any = dataclasses.MISSING, help: str = "") -> Any:  # noqa: A002

@@ -208,3 +208,114 @@ def test_a_full_disk_is_a_clean_exit_1_with_nothing_partial(tmp_path, monkeypatc
                  "--out", str(out)])
     assert code == 1 and "the disk is full" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []  # neither the trace nor a temporary file
+
+
+# --- untrusted files, bounded work (issue 32) ---------------------------------------------------------
+SWEEP = {"base": {"algorithm": "fedavg", "problem": "quadratics", "hp": {"eta_c": 0.1}, "rounds": 2},
+         "seeds": 1}
+
+
+def _sweep(tmp_path: Path, doc: object | str) -> Path:
+    path = tmp_path / "sweep.json"
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    return path
+
+
+@pytest.mark.parametrize("extra,rule", [
+    (["--scheduler", "::::"], "the rule is the address of a running dask scheduler"),
+    (["--workers", "100000"], "--workers 100000; the rule is 1"),
+    (["--dask-local", "100000"], "--dask-local 100000; the rule is 1"),
+])
+def test_executor_settings_are_bounded_and_named(tmp_path, capsys, extra, rule):
+    store = tmp_path / "s.sqlite"
+    assert main(["sweep", str(_sweep(tmp_path, SWEEP)), "--store", str(store), "--no-progress", *extra]) == 2
+    assert rule in capsys.readouterr().err and not store.exists()
+
+
+@pytest.mark.parametrize("doc,rule", [
+    ({**SWEEP, "axes": {"hp.eta_c": [0.1] * 1000, "rounds": [1] * 1000}}, "declares 1000000 runs"),
+    ("[" * 100_000 + "]" * 100_000, "nested 100000 deep"),
+    ({**SWEEP, "base": {**SWEEP["base"], "oracle": "minibatch:1000000000000"}}, "and b <= 1000000"),
+    ({**SWEEP, "base": {**SWEEP["base"], "hp": {"eta_c": 0.1, "local_steps": 10**12}}}, "at most 1000000"),
+])
+def test_a_sweep_beyond_the_caps_is_refused_before_it_is_built(tmp_path, capsys, doc, rule):
+    store = tmp_path / "s.sqlite"
+    assert main(["sweep", str(_sweep(tmp_path, doc)), "--store", str(store), "--no-progress"]) == 2
+    assert rule in capsys.readouterr().err and not store.exists()
+
+
+def test_special_files_are_refused_not_read(tmp_path, capsys):
+    import os
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert main(["sweep", str(fifo), "--store", str(tmp_path / "s.sqlite"), "--no-progress"]) == 2
+    assert "is a FIFO; the rule is a regular file" in capsys.readouterr().err
+    assert main(["sweep", "/dev/zero", "--store", str(tmp_path / "s.sqlite"), "--no-progress"]) == 2
+    assert "is a device" in capsys.readouterr().err
+    assert main(["sweep", str(_sweep(tmp_path, SWEEP)), "--store", str(fifo), "--no-progress"]) == 2
+    assert "store" in capsys.readouterr().err
+    assert main(["solve", str(fifo), "--no-cache"]) == 2
+
+
+def _entry(tmp_path: Path, capsys, monkeypatch) -> tuple[list[str], Path]:
+    monkeypatch.setenv("FCOCHECK_CACHE", str(tmp_path / "cache"))
+    argv = ["solve", "quadratics", "--param", "d=6", "--seed", "3", "--json"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    (entry,) = (tmp_path / "cache" / "solve").glob("*.json")
+    return argv, entry
+
+
+@pytest.mark.parametrize("tamper,what", [
+    (lambda e: e["cvx"].update(w=None), "a solved status without its point switched the cross-check off"),
+    (lambda e: e["constants"].update(L=1e-9, mu=5.0), "μ > L"),
+    (lambda e: e["constants"].update(L=float("nan")), "a NaN constant"),
+    (lambda e: e["cvx"].update(w=e["cvx"]["w"][:-1]), "a point of the wrong length"),
+    (lambda e: e.update(extra=1), "a foreign field"),
+])
+def test_a_tampered_cache_entry_is_a_miss_and_is_replaced(tmp_path, capsys, monkeypatch, tamper, what):
+    from fcocheck.reports import solve_cache
+
+    argv, entry_file = _entry(tmp_path, capsys, monkeypatch)
+    entry = json.loads(entry_file.read_text())
+    tamper(entry)
+    entry_file.write_text(json.dumps(entry))
+    assert solve_cache.load(entry_file, dim=6) is None, what
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["cache"]["reused"] is False and out["agreement"] <= 1e-9, what
+    assert any(r["name"].startswith("cvxpy") and not r["name"].endswith("(cached)") for r in out["solvers"])
+    assert solve_cache.load(entry_file, dim=6) is not None  # rewritten whole
+
+
+def test_the_cache_is_keyed_by_the_instance_s_content_not_its_name(tmp_path, monkeypatch):
+    """Two draws of one generator share a name; each has its own entry (a name-keyed cache served
+    seed 0's cvxpy point for seed 1, 'optimal' with a relative gap of 0.98)."""
+    from fcocheck.reports import solve_cache
+    from fcocheck.solvers.generators import generate
+
+    monkeypatch.setenv("FCOCHECK_CACHE", str(tmp_path / "cache"))
+    a, b = generate("quadratics", seed=0, d=6), generate("quadratics", seed=1, d=6)
+    assert a.name == b.name
+    assert solve_cache.entry_path(a, 1e-10, "CLARABEL") != solve_cache.entry_path(b, 1e-10, "CLARABEL")
+    assert solve_cache.entry_path(a, 1e-10, "CLARABEL") == solve_cache.entry_path(
+        generate("quadratics", seed=0, d=6), 1e-10, "CLARABEL")
+
+
+def test_check_evidence_is_the_same_in_any_process():
+    """``check --workers 1`` and ``--workers 2`` reported different oracles cells: Hypothesis drew
+    constants from whichever of the project's modules the process had loaded.  A unit's cells computed
+    here (a test process, every module loaded) equal a fresh process's with only what the unit needs."""
+    import subprocess
+    import sys
+
+    from fcocheck.verify.conformance import unit_cells
+
+    here = unit_cells(("invariant", "oracles"), "quick", None, 0)
+    code = ("import json; from fcocheck.verify.conformance import unit_cells; "
+            "print(json.dumps(unit_cells(('invariant', 'oracles'), 'quick', None, 0)))")
+    fresh = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                      check=True).stdout)
+    assert [(c["residual"], c["detail"], c["examples"]) for c in here] == [
+        (c["residual"], c["detail"], c["examples"]) for c in fresh]

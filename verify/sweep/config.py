@@ -255,6 +255,9 @@ def grid(base: Mapping[str, Any], axes: Mapping[str, list[Any]], seeds: Iterable
 
 def _assign(d: dict[str, Any], name: str, value: Any) -> None:
     head, _, rest = name.partition(".")
+    if rest and head in ("hp", "tags") and not isinstance(d.get(head, {}), dict):
+        raise InvalidSweepError(f"base.{head} = {json.dumps(d[head])[:80]} while the grid sets {name!r}; the "
+                                f"rule is base.{head} an object")
     if head == "hp" and rest:
         d.setdefault("hp", {})[rest] = value
     elif head == "problem" and rest:

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from typing import Any
 
 from fcocheck.verify.sweep.config import InvalidSweepError
@@ -86,6 +88,40 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while helper processes start (they inherit it; no effect off the main thread)."""
+    try:
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def start_helpers() -> None:
+    """Start the forkserver and the resource tracker with SIGINT ignored.
+
+    Ctrl-C in a terminal signals the whole process group.  A forkserver still importing its preload
+    would die with a traceback, and pool workers would die mid-task and be re-run as crashes; with
+    SIGINT ignored in the helpers (and so in every worker they fork), only the driver sees it, and it
+    stops the workers itself (``Pool.abort``) and exits 130.
+    """
+    from multiprocessing import forkserver, resource_tracker
+
+    with _sigint_ignored():
+        resource_tracker.ensure_running()
+        forkserver.ensure_running()
+
+
+def max_workers() -> int:
+    """The most worker processes a command may start: 8 per core (more only thrash, or exhaust memory)."""
+    return 8 * cores()
+
+
 class Serial:
     """Run items one after another in this process."""
 
@@ -109,13 +145,15 @@ class Pool:
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = cores() if workers is None else workers
-        if self.workers < 1:
-            raise InvalidSweepError(f"--workers {self.workers}; the rule is at least 1")
+        if not 1 <= self.workers <= max_workers():
+            raise InvalidSweepError(f"--workers {self.workers}; the rule is 1 … {max_workers()} "
+                                    f"(8 per core of the {cores()} here)")
         self._ex = self._start()
 
     def _start(self) -> ProcessPoolExecutor:
         ctx = mp.get_context("forkserver")
         ctx.set_forkserver_preload(PRELOAD)
+        start_helpers()
         from fcocheck.solvers.card.plugins import ENV
 
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_init_worker,
@@ -179,6 +217,9 @@ class Pool:
                     suspects += list(pending.values())
                     pending.clear()
                     self._restart()
+        except KeyboardInterrupt:  # the workers ignore SIGINT: stop them here, then let it end the command
+            self.abort()
+            raise
         finally:
             for fut in pending:
                 fut.cancel()
@@ -187,9 +228,20 @@ class Pool:
         self._ex.shutdown(wait=False, cancel_futures=True)
         self._ex = self._start()
 
+    def abort(self) -> None:
+        """Stop now: terminate the workers (Ctrl-C; they ignore SIGINT, the driver decides)."""
+        procs = list(getattr(self._ex, "_processes", {}).values())  # no public handle on the workers
+        self._ex.shutdown(wait=False, cancel_futures=True)
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            p.join(timeout=5)
+        self._aborted = True
+
     def close(self) -> None:
         """Stop the workers (pending work is cancelled)."""
-        self._ex.shutdown(wait=True, cancel_futures=True)
+        if not getattr(self, "_aborted", False):
+            self._ex.shutdown(wait=True, cancel_futures=True)
 
 
 class Dask:
@@ -210,8 +262,9 @@ class Dask:
             )
         self.cluster = None
         if local is not None:
-            if local < 1:
-                raise InvalidSweepError(f"--dask-local {local}; the rule is at least 1 worker")
+            if not 1 <= local <= max_workers():
+                raise InvalidSweepError(f"--dask-local {local}; the rule is 1 … {max_workers()} workers "
+                                        f"(8 per core of the {cores()} here)")
             self.cluster = LocalCluster(
                 n_workers=local, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
             )
@@ -219,7 +272,7 @@ class Dask:
         else:
             try:
                 self.client = Client(scheduler, timeout=CONNECT_TIMEOUT)
-            except OSError as exc:
+            except (OSError, ValueError, TypeError) as exc:  # unreachable, or not an address at all
                 raise InvalidSweepError(
                     f"--scheduler {scheduler!r}: cannot connect ({exc}); the rule is the "
                     "address of a running dask scheduler, e.g. tcp://host:8786"

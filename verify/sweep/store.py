@@ -35,6 +35,7 @@ import numpy as np
 from fcocheck.solvers.engine.trace import jsonable
 from fcocheck.solvers.errors import FcocheckError
 from fcocheck.solvers.files import Writer
+from fcocheck.solvers.untrusted import loads, regular_file
 from fcocheck.verify.sweep.task import RunRecord
 
 APP = "fcocheck-results"
@@ -117,6 +118,8 @@ class Store:
     """An open results store (see the module docstring)."""
 
     def __init__(self, path: str | Path) -> None:
+        if Path(path).exists():  # a FIFO or a device would block or never end: regular files only
+            regular_file(path, "store", StoreError)
         """Open ``path``, creating it if missing or empty; refuse anything that is not ours."""
         self.path = Path(path)
         fresh = not self.path.exists() or self.path.stat().st_size == 0 or _inspect(self.path)
@@ -215,8 +218,10 @@ class Store:
         out = []
         for r in rows:
             if wanted is None or r["key"] in wanted:
-                r["config"], r["tags"] = json.loads(r["config"]), json.loads(r["tags"])
-                r["meta"] = json.loads(r["meta"]) if r["meta"] else {}
+                r["config"] = loads(r["config"], f"run {r['id']}'s config", StoreError, constants=True)
+                r["tags"] = loads(r["tags"], f"run {r['id']}'s tags", StoreError, constants=True)
+                r["meta"] = (loads(r["meta"], f"run {r['id']}'s meta", StoreError, constants=True)
+                             if r["meta"] else {})
                 out.append(r)
         return out
 
@@ -279,7 +284,7 @@ class Store:
             "AND status != 'error'",  # a job that failed is computed again, never reused
             (kind, name, mode, seed, code_version),
         ).fetchone()
-        return None if row is None else json.loads(row[0])
+        return None if row is None else loads(row[0], f"stored {kind} {name!r}", StoreError, constants=True)
 
     def code_versions(self) -> dict[str, int]:
         """Code version → number of runs and results recorded with it."""
