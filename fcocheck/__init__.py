@@ -9,6 +9,9 @@ and imported on first use, so ``import fcocheck`` (and ``fcocheck --help``) stay
     from fcocheck import generate, reference_solve, run
     problem = generate("lasso-paper")
     trace = run("feddualavg", problem, {"eta_c": 0.02, "local_steps": 10}, rounds=100)
+
+A method of one's own is a ``Card`` (its steps written once; ``register_card``), a rate claim about it
+a ``Claim`` judged across instances by ``judge_claim``.
 """
 
 from __future__ import annotations
@@ -26,6 +29,10 @@ _PUBLIC = {
     "save_instance": "fcocheck.solvers.instance_io",
     "reference_solve": "fcocheck.solvers.reference",
     "register": "fcocheck.verify.user",
+    "Card": "fcocheck.solvers.card",
+    "register_card": "fcocheck.solvers.algorithms",
+    "Claim": "fcocheck.verify.claim",
+    "judge_claim": "fcocheck.verify.claim",
     "UserAlgorithm": "fcocheck.verify.user",
     "run_suite": "fcocheck.verify.suite",
     "FcocheckError": "fcocheck.solvers.errors",

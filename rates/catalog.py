@@ -239,13 +239,16 @@ FCO_CURSE = Theorem(
     lhs=r"\Phi(w_\infty) - \Phi^\star \text{ (FedMiD-avg, exact gradients)}",
     relation="asymp",
     terms=(("primal averaging", _c4[0] * eta_c * K),),
-    conditions=(r"\psi = \lambda\|\cdot\|_1", r"\eta_s = 1", r"\zeta > 0 \text{ (common Hessian)}"),
+    conditions=(r"\psi = \lambda\|\cdot\|_1", r"\eta_s = 1", r"\zeta > 0 \text{ (common Hessian)}",
+                r"\max_{m,\, j:\, w^\star_j = 0} |\nabla F_m(w^\star)_j| > \lambda"),
     assumptions=(A2,),
     constants=_c4,
     notes=(
         "FCO §3.1 states the curse qualitatively (averaging ℓ1-prox points loses sparsity); the first-order "
-        "rate in η_cK is the toolkit's measured reading, contrasted with FedDualAvg, which reaches the "
-        "optimum on the same instances (a common Hessian removes Thm 4.3's ζ-term).",
+        "rate in η_cK is the toolkit's measured reading, contrasted with FedDualAvg, whose floor on the same "
+        "instances is at least 10³ times lower (not zero: a legal 2.85e-9 was measured, the ℓ1 prox not "
+        "commuting with averaging near a small on-support coordinate).  Condition: clients' gradients at w* "
+        "cross λ off the support (heterogeneity beyond the off-support dual margin).",
     ),
     experiments=("fco-curse-rate",),
 )

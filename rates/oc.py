@@ -101,6 +101,21 @@ def mean_log_noise(G: np.ndarray, seed: int = 0, boots: int = 400) -> float:
     return max(float(np.sqrt(np.mean(np.var(L, axis=0, ddof=1)))), NOISE_FLOOR)
 
 
+def instance_noise(G: np.ndarray) -> float:
+    """σ of log y across instances once each instance's own level is removed (S ≥ 2 rows).
+
+    Instances of a class differ by a constant factor (their own constant, free under ≲) that moves no
+    slope; only how their curves' shapes differ is noise for the rate: the residual of the two-way
+    model log y_ij = a_i + b_j, with (S − 1)(P − 1) degrees of freedom.
+    """
+    L = np.log(np.atleast_2d(np.asarray(G, dtype=float)))
+    S, P = L.shape
+    if S < 2 or P < 2:
+        return NOISE_FLOOR
+    resid = L - L.mean(axis=1, keepdims=True) - L.mean(axis=0, keepdims=True) + L.mean()
+    return max(float(np.sqrt(np.sum(resid**2) / ((S - 1) * (P - 1)))), NOISE_FLOOR)
+
+
 def _tail(t: np.ndarray) -> np.ndarray:
     """The indices of the window's last half (at least 3 points)."""
     return np.arange(min(len(t) // 2, len(t) - 3), len(t))

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 LIST_NAME = "fcocheck_algorithms"
 CARDS_NAME = "fcocheck_cards"
+CLAIMS_NAME = "fcocheck_claims"
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -88,12 +89,46 @@ class CardItem(pytest.Item):
         return self.path, 0, f"fcocheck {self.invariant.name}"
 
 
+class ClaimItem(pytest.Item):
+    """One rate claim (``verify.claim.Claim``): passes only when consistent with measured power."""
+
+    def __init__(self, *, claim: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.claim = claim
+
+    def runtest(self) -> None:
+        """Judge the claim; fail with the verdict's reason (an inconclusive one says what to widen)."""
+        from fcocheck.verify.claim import judge
+
+        v, measured = judge(self.claim)
+        oc = v.evidence.get("oc", {})
+        self.user_properties.append(("fcocheck", {"status": v.status, "reason": v.reason,
+                                                  "size": oc.get("size"), "power": oc.get("power"),
+                                                  "measured": measured}))
+        if v.status != "consistent":
+            hint = ("; widen the design (more instances, a wider sweep) or state a sharper bound"
+                    if v.status == "inconclusive" else "")
+            raise AssertionError(f"{self.claim.name}: {v.status}: {v.reason}{hint}")
+
+    def repr_failure(self, excinfo: Any, style: Any = None) -> str:
+        """The verdict, not a traceback."""
+        if isinstance(excinfo.value, AssertionError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Any, int, str]:
+        """Location and name."""
+        return self.path, 0, f"fcocheck claim {self.claim.name}"
+
+
 def pytest_pycollect_makeitem(collector: Any, name: str, obj: Any) -> list[pytest.Item] | None:
     """Turn ``fcocheck_algorithms`` and ``fcocheck_cards`` into items.
 
     Each entry (a registry name, a ``register``-ed algorithm, a method card) gets the suite; a card
     also gets its own invariants (written-out reference, counts, reductions, coverage).
     """
+    if name == CLAIMS_NAME:
+        return [ClaimItem.from_parent(collector, name=f"fcocheck-claim[{c.name}]", claim=c) for c in obj]
     if name not in (LIST_NAME, CARDS_NAME):
         return None
     from fcocheck.solvers import algorithms

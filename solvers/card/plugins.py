@@ -49,6 +49,12 @@ def import_plugin(spec: str) -> Any:
                                     "module name or a .py file") from None
 
 
+#: users' rate claims (``fcocheck_claims`` of the plugins loaded), judged by ``validate`` and the report
+CLAIMS: list[Any] = []
+#: callbacks of the layers that use the claims (``verify.experiments``)
+_ON_CLAIM: list[Any] = []
+
+
 def cards_of(module: Any, spec: str | None = None) -> list[Any]:
     """``module.fcocheck_cards`` (or ``[module.CARD]``); ``spec`` names the plugin in errors."""
     from fcocheck.solvers.card import Card
@@ -56,7 +62,7 @@ def cards_of(module: Any, spec: str | None = None) -> list[Any]:
     single = [module.CARD] if hasattr(module, "CARD") else []
     cards = list(getattr(module, "fcocheck_cards", None) or single)
     bad = [c for c in cards if not isinstance(c, Card)]
-    if not cards or bad:
+    if (not cards and not getattr(module, "fcocheck_claims", None)) or bad:
         raise InvalidAlgorithmError(f"plugin {spec or module.__name__!r} lists {bad or 'no cards'}; the rule "
                                     "is fcocheck_cards = [Card(...), ...] (or CARD = Card(...))")
     return cards
@@ -68,10 +74,16 @@ def load(specs: list[str], export: bool = True) -> list[Any]:
 
     out = []
     for spec in specs:
-        for card in cards_of(import_plugin(spec), spec):
+        module = import_plugin(spec)
+        for card in cards_of(module, spec):
             if algorithms.CARDS.get(card.name) is not card:
                 algorithms.register_card(card)
             out.append(card)
+        for claim in getattr(module, "fcocheck_claims", None) or []:
+            if not any(c is claim for c in CLAIMS):
+                CLAIMS.append(claim)
+                for hook in _ON_CLAIM:
+                    hook(claim)
     if export and specs:
         known = [s for s in os.environ.get(ENV, "").split(os.pathsep) if s]
         os.environ[ENV] = os.pathsep.join(known + [str(Path(s).resolve()) if s.endswith(".py") else s

@@ -36,6 +36,8 @@ from fcocheck.solvers.regularizers import FreeTail
 EPS = float(np.finfo(float).eps)
 ROUNDING = 64.0 * EPS
 RESIDUAL_LOSSES = ("squares", "matrix", "ridge")
+#: a measured gap Φ(w) − Φ(w_ref) is resolved when it sits this far above the reference's certificate
+RESOLVED = 1e3
 
 
 @dataclass(frozen=True)

@@ -89,3 +89,39 @@ def test_a_broken_plugin_is_a_clean_error(tmp_path, capsys, body, rule):
     plugin.write_text(body)
     assert main(["--plugin", str(plugin), "algorithms"]) == 2
     assert rule in capsys.readouterr().err
+
+
+CLAIM = CARD + '''
+from fcocheck.verify.claim import Claim
+
+fcocheck_claims = [Claim("{name}-rate", method=MINE, bound="1/R**2",
+                         along=("rounds", [10, 20, 40, 80, 160, 320, 640]),
+                         problem=("quadratics", {{"mu": 0.1, "zeta": 1.0, "d": 10}}),
+                         hp={{"eta_c": 0.1, "local_steps": 2, "beta": 0.5}}, seeds=10)]
+'''
+
+
+@pytest.mark.parametrize("expr,name,outcome", [(RIGHT, "rate-ok", "passed"), (SIGN, "rate-sign", "failed")])
+def test_a_user_claim_on_a_user_card_is_a_pytest_item_with_its_power(pytester, expr, name, outcome):
+    """The tutorial's claim, from one file: Φ(ŵ) − Φ* ≲ 1/R² over 10 instances of the quadratics class;
+    the correct momentum is consistent with full power, the sign-flipped one converges more slowly and
+    its claim is rejected (the ratio to 1/R² keeps growing)."""
+    module = name.replace("-", "_") + "_claims"
+    pytester.makepyfile(**{module: CLAIM.format(expr=expr, name=name)})
+    pytester.makepyfile(test_claims=f"from {module} import fcocheck_claims  # noqa: F401\n")
+    result = pytester.runpytest_subprocess("-p", "no:xdist", "-p", "no:cacheprovider", "-rA")
+    assert result.parseoutcomes().get(outcome) == 1, result.outlines[-10:]
+    text = "\\n".join(result.outlines)
+    if outcome == "failed":
+        assert "inconsistent" in text and "keeps growing" in text
+
+
+def test_a_user_claim_is_judged_by_validate_through_plugin(tmp_path, capsys):
+    plugin = tmp_path / "claims.py"
+    plugin.write_text(CLAIM.format(expr=RIGHT, name="val-ok"))
+    assert main(["--plugin", str(plugin), "validate", "val-ok-rate", "--json"]) == 0
+    (res,) = json.loads(capsys.readouterr().out)
+    check = res["checks"][0]
+    assert res["status"] == "consistent" and res["theorem"] == "user claim"
+    assert check["evidence"]["oc"]["size"] <= 0.01 and min(check["evidence"]["oc"]["power"].values()) >= 0.95
+    assert len(res["measured"]["instances"]) == 10  # ten instances of the class, one per seed

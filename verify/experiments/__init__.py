@@ -104,16 +104,50 @@ _ALL = tuple(dataclasses.replace(e, sweeps=_SWEEPS.get(e.name, "")) for e in _AL
 EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in _ALL}
 
 
+USER_CLAIM = "user claim"
+
+
+def register_claim(claim) -> Experiment:  # noqa: ANN001 - a verify.claim.Claim
+    """A user's claim as an experiment: ``validate`` and the report run it by name, like the papers'."""
+    from fcocheck.verify.claim import InvalidClaimError, judge, method_name
+
+    if claim.name in EXPERIMENTS and EXPERIMENTS[claim.name].theorem != USER_CLAIM:
+        raise InvalidClaimError(f"claim {claim.name!r} is a built-in study's name; the rule is a new name")
+
+    def body(quick: bool, seed: int, instance: tuple | None = None) -> Result:
+        v, measured = judge(claim, seed)
+        design = (f"{method_name(claim)} on {claim.problem[0]} instances (one per seed, {claim.seeds}), "
+                  f"{claim.measure} ≲ {claim.bound} along {claim.along[0]} = {list(claim.along[1])}")
+        notes = [claim.source] if claim.source else []
+        return Result(claim.name, USER_CLAIM, design, measured, [v], notes=notes)
+
+    exp = Experiment(claim.name, USER_CLAIM, f"{claim.measure} ≲ {claim.bound}", body, sweeps=claim.along[0])
+    EXPERIMENTS[claim.name] = exp
+    return exp
+
+
+def _claims() -> None:
+    from fcocheck.solvers.card import plugins
+
+    for claim in plugins.CLAIMS:
+        register_claim(claim)
+    plugins._ON_CLAIM.append(register_claim)
+
+
+_claims()
+
+
 def select(name: str) -> list[Experiment]:
-    """``all``, one experiment, or every experiment of one theorem."""
+    """``all``, one experiment, or every experiment of one theorem (users' claims included)."""
     if name == "all":
-        return list(_ALL)
+        return list(EXPERIMENTS.values())
     if name in EXPERIMENTS:
         return [EXPERIMENTS[name]]
-    chosen = [e for e in _ALL if e.theorem == name]
+    chosen = [e for e in EXPERIMENTS.values() if e.theorem == name]
     if not chosen:
         raise KeyError(
-            f"validate {name!r}: the rule is 'all', a theorem ({sorted({e.theorem for e in _ALL})}) or an "
+            f"validate {name!r}: the rule is 'all', a theorem "
+            f"({sorted({e.theorem for e in EXPERIMENTS.values()})}) or an "
             f"experiment ({sorted(EXPERIMENTS)})"
         )
     return chosen

@@ -13,6 +13,7 @@ from fcocheck.rates.symbols import BY_NAME
 from fcocheck.rates.threshold import at_most, below
 from fcocheck.rates.verdict import INCONCLUSIVE, Verdict, known_disagreement
 from fcocheck.solvers.constants import compute_constants
+from fcocheck.solvers.reference.certificate import RESOLVED
 from fcocheck.solvers.regularizers import L1
 from fcocheck.solvers.smoothness import global_smoothness
 from fcocheck.verify.evidence import IDENTITY_TOL
@@ -201,7 +202,7 @@ def lemma_4_5_eta(quick: bool, seed: int) -> Result:
 
 
 #: the certificate of the floors' reference optimum must sit this far below the smallest floor
-FLOOR_OVER_CERTIFICATE = 1e3
+FLOOR_OVER_CERTIFICATE = RESOLVED
 
 
 def _limit_gap(p, ref, eta: float, K: int, R: int, seed: int) -> tuple[float, float]:

@@ -1,0 +1,82 @@
+"""A user's rate claim (verify/claim.py): judged across instances, on what was resolved, with its power.
+
+Each direction of the rule is shown on real runs: a violated claim fails, legal curves that look unusual
+(faster than the bound, reaching rounding) do not, and a claim that cannot be judged as stated is a clean
+error naming the value and the rule.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fcocheck.verify.claim import Claim, InvalidClaimError, judge, resolved_prefix
+
+ROUNDS = [10, 20, 40, 80, 160, 320, 640]
+HOMOGENEOUS = ("quadratics", {"mu": 0.5, "zeta": 0.0, "d": 10})
+HP = {"eta_c": 0.1, "local_steps": 2}
+
+
+def test_a_violated_claim_fails_fedmid_has_a_floor_even_without_heterogeneity():
+    """FedMiD as printed applies ψ on clients and again at the server, so on identical clients it
+    converges to the minimiser of F + 2ψ (tests/solvers: its PGM reduction), not of Φ: Φ(w_R) − Φ*
+    stalls and 'Φ(w_R) − Φ* ≲ 1/R' is false for it — the rule must say so."""
+    c = Claim("fedmid-last", method="fedmid", bound="1/R", along=("rounds", ROUNDS), problem=HOMOGENEOUS,
+              hp=HP, measure="gap")
+    v, measured = judge(c)
+    assert v.status == "inconsistent", v.reason
+    last = np.array(measured["instances"])[:, -1]
+    assert np.all(last > 1e3 * np.array(measured["resolution"])[:, -1])  # a resolved floor, not rounding
+
+
+def test_a_method_faster_than_the_bound_is_never_rejected_and_rounding_is_not_judged():
+    """FedDualAvg on identical clients converges linearly: its gap reaches rounding within 80 rounds.
+    Judged on every point, the ratio to 1/R would rise at the end (rounding over a falling bound); the
+    sweep is cut where an instance stops being resolved, and the claim is not rejected."""
+    c = Claim("fda-last", method="feddualavg", bound="1/R", along=("rounds", [4, 6, 10, 16, 25, 40, 80, 160]),
+              problem=HOMOGENEOUS, hp=HP, measure="gap", seeds=5)
+    v, measured = judge(c)
+    assert v.status != "inconsistent", v.reason
+    G, floor = np.array(measured["instances"]), np.array(measured["resolution"])
+    cut = measured["along"].index(measured["unresolved_from"])
+    assert np.all(G[:, :cut] > floor[:, :cut]) and np.any(G[:, cut] <= floor[:, cut])
+    # the averaged output converges like 1/R² there: the same claim on it is consistent, with full power
+    v, _ = judge(Claim("fda-avg", method="feddualavg", bound="1/R", along=("rounds", ROUNDS),
+                       problem=HOMOGENEOUS, hp=HP, seeds=5))
+    assert v.status == "consistent", v.reason
+    assert min(v.evidence["oc"]["power"].values()) >= 0.95 and v.evidence["oc"]["size"] <= 0.01
+
+
+def test_a_sweep_resolved_at_fewer_than_four_points_is_inconclusive():
+    c = Claim("fda-short", method="feddualavg", bound="1/R", along=("rounds", [20, 40, 160, 320, 640]),
+              problem=HOMOGENEOUS, hp=HP, measure="gap")
+    v, measured = judge(c)
+    assert v.status == "inconclusive" and "end the sweep earlier" in v.reason
+    assert measured["unresolved_from"] <= 160
+
+
+@pytest.mark.parametrize("G,floor,kept", [
+    ([[1.0, 0.5, 0.1, 0.01]], [[0, 0, 0, 0]], 4),
+    ([[1.0, 0.5, 1e-9, 0.01]], [[0, 0, 1e-6, 0]], 2),  # a later resolved point does not extend the window
+    ([[1.0, 0.5], [1.0, -1e-15]], [[0, 0], [0, 0]], 1),  # one instance below zero cuts every instance
+    ([[np.nan, 1.0]], [[0, 0]], 0),
+])
+def test_the_resolved_prefix(G, floor, kept):
+    assert resolved_prefix(np.array(G), np.array(floor)) == kept
+
+
+@pytest.mark.parametrize("change,rule", [
+    ({"seeds": 2}, "at least 3 instances"),
+    ({"direction": "up"}, "grows | shrinks"),
+    ({"along": ("rounds", [10, 20, 40])}, "≥ 4 positive values"),
+    ({"along": ("rounds", [10, 20, 0, 40])}, "≥ 4 positive values"),
+    ({"bound": "1/R + D"}, "free symbols ['D']"),
+    ({"bound": "1 - R"}, "not positive and finite"),
+    ({"measure": "nonsense"}, "the rule is a trace metric"),
+])
+def test_a_claim_that_cannot_be_judged_is_a_clean_error(change, rule):
+    base = {"name": "bad", "method": "feddualavg", "bound": "1/R", "along": ("rounds", [4, 8, 16, 32]),
+            "problem": HOMOGENEOUS, "hp": HP}
+    with pytest.raises(InvalidClaimError, match=None) as info:
+        judge(Claim(**{**base, **change}))
+    assert rule in str(info.value) and "'bad'" in str(info.value)
