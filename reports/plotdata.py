@@ -72,9 +72,9 @@ def _caption(result: dict[str, Any], spec: dict[str, Any]) -> str:
             text += "; the bound's term with every constant 1 (dash-dot)"
         return text + "."
     if kind == "bound":
-        C = float(spec.get("C", 1))
+        C, bound = float(spec.get("C", 1)), spec.get("bound_name", "the published tuned rate")
         return (
-            f"{spec['ylabel']} against {spec['xlabel']} ({spread}, solid), the published tuned rate "
+            f"{spec['ylabel']} against {spec['xlabel']} ({spread}, solid), {bound} "
             f"with constants 1 (dash-dot) and scaled by the smallest constant C = {C:.3g} that covers "
             "the measurement (dotted)."
         )
@@ -164,11 +164,11 @@ def experiment_figure(result: dict[str, Any], worst_constant: float | None = Non
         for s in spec["series"]:
             panel.lines += slope_lines(s)
     elif kind == "bound":
-        C = float(spec.get("C", 1.0))
+        C, name = float(spec.get("C", 1.0)), spec.get("bound_label", "tuned rate")
         for s in spec["series"]:
             panel.lines.append(measured_line(s["label"], s["x"], s["Y"]))
-            panel.lines.append(_scaled(s, C, f"{C:.3g} × tuned rate", "predicted"))
-            panel.lines.append(_scaled(s, 1.0, "tuned rate (constants 1)", "bound"))
+            panel.lines.append(_scaled(s, C, f"{C:.3g} × {name}", "predicted"))
+            panel.lines.append(_scaled(s, 1.0, f"{name} (constants 1)", "bound"))
             if worst_constant:
                 label = f"{worst_constant:.3g} × tuned rate (worst-case constant, PEP)"
                 panel.lines.append(_scaled(s, worst_constant, label, "reference"))

@@ -36,18 +36,23 @@ def _figure(out: Path, stem: str | None, caption: str, embed: bool) -> dict[str,
 
 def _check(c: dict[str, Any]) -> dict[str, Any]:
     power = c.get("evidence", {}).get("power", {})
+    oc = c.get("evidence", {}).get("oc") or {}
+    power_oc = ", ".join(f"{k} {v:.0%}" for k, v in oc.get("power", {}).items())
     return {
         "status": c["status"],
         "rule": readable(c["rule"]),
         "reason": readable(c["reason"]),
         "rejects": power.get("rejects", []),
         "misses": list(power.get("misses", {})),
+        # measured operating characteristics (rules calibrated by simulation: rates/oc.py)
+        "oc": (f"measured size {oc['size']:.1%}; power {power_oc} ({oc['reps']} repetitions)"
+               if power_oc else ""),
     }
 
 
 def _theorem(out: Path, t: Any, embed: bool) -> dict[str, Any]:
-    thm = THEOREMS[t.name]
-    latex = thm.latex()
+    thm = THEOREMS.get(t.name)
+    latex = thm.latex() if thm is not None else {"bound": ""}
     exps = []
     for b in t.experiments:
         res = b.result
@@ -70,7 +75,7 @@ def _theorem(out: Path, t: Any, embed: bool) -> dict[str, Any]:
         "statement": latex["bound"],
         "tuned": latex.get("tuned"),
         "conditions": list(t.conditions),
-        "assumptions": [readable(a) for a in thm.assumptions],
+        "assumptions": [readable(a) for a in thm.assumptions] if thm is not None else [],
         "experiments": exps,
     }
 

@@ -8,7 +8,8 @@ logs) goes through ``Writer(root)``:
   ``root`` is refused, never followed (a link planted as ``out/report.md → ../elsewhere`` cannot
   redirect a write), and so is a FIFO, socket or device in the file's place;
 * **names from data** (a figure's stem taken from a results store) must also be a single safe
-  component (``safe_stem``): letters, digits, ``. _ -``, not starting with a dot;
+  component (``safe_stem``): letters, digits, ``. _ - + =``, not starting with a dot — the names
+  ``plain_name`` makes of algorithm and check names (``cocoa+``, ``beta=0.5``);
 * **atomic**: bytes go to a temporary file in the same directory, then ``os.replace`` puts them in
   place; on any failure the temporary file is removed, so a reader never sees half a file and a
   full disk leaves nothing partial;
@@ -30,7 +31,9 @@ from typing import IO
 
 from fcocheck.solvers.errors import FcocheckError
 
-_STEM = re.compile(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,150}")
+#: the characters of a plain file name (no separator, no scheme, nothing a shell or a URL reads)
+_CHARS = r"A-Za-z0-9_.+=\-"
+_STEM = re.compile(rf"[A-Za-z0-9_+=\-][{_CHARS}]{{0,150}}")
 
 
 class UnsafePathError(FcocheckError):
@@ -45,8 +48,14 @@ def safe_stem(name: str) -> str:
     """``name`` if it is one safe file-name component (for names taken from stored data)."""
     if not isinstance(name, str) or not _STEM.fullmatch(name) or name in (".", ".."):
         raise UnsafePathError(f"file name {name!r} from stored data is not a plain file name; the rule is "
-                              "letters, digits, '.', '_', '-' (at most 151, not starting with '.')")
+                              "letters, digits, '.', '_', '-', '+', '=' (at most 151, not starting with '.')")
     return name
+
+
+def plain_name(*parts: str) -> str:
+    """One plain file name from ``parts`` (joined by ``__``; other characters and a leading dot → ``_``)."""
+    name = "__".join(re.sub(f"[^{_CHARS}]", "_", p) for p in parts)
+    return "_" + name[1:] if name.startswith(".") else name
 
 
 def _parts(rel: str | os.PathLike) -> tuple[str, ...]:

@@ -19,7 +19,10 @@ reads "for FedAvgM on the quadratics class, Φ(ŵ) − Φ* ≲ 1/R as R grows". 
   an instance's reference optimum is rounding, not a measurement — a method faster than the bound
   reaches it, and its ratio to a falling bound would then rise.  The sweep is cut before the first
   point where an instance is unresolved (named in the evidence), and a cut leaving < 4 points is
-  inconclusive.  Other metrics are resolved where positive.
+  inconclusive.  Other metrics are resolved where positive;
+* where the method has a PEP form and the class a PEP counterpart, solves the **worst case** over the
+  class and judges the same bound against it (``verify.claim_worst``): the drawn instances are a
+  sample, the worst case is the supremum.
 
 Power is against violations of *the claim*: a loose bound (R^-1/2 for a method converging like
 R^-0.9) also passes a wrong implementation; state the sharpest bound you believe, and read the
@@ -46,6 +49,8 @@ class InvalidClaimError(FcocheckError):
 
 #: metrics measured against the reference optimum Φ*, resolved only above its certificate
 GAP_METRICS = ("gap", "gap_avg")
+#: how the report labels a measure
+MEASURE_LABEL = {"gap_avg": "Φ(ŵ) − Φ*", "gap": "Φ(w_R) − Φ*", "prox_grad_norm": "‖G_η(w_R)‖"}
 #: the swept name as the bound writes it
 SYMBOL = {"rounds": "R", "local_steps": "K", "eta_c": "eta_c"}
 
@@ -69,6 +74,7 @@ class Claim:
         seeds: instances drawn (≥ 3: the claim is judged across instances).
         direction: ``grows`` (the claim is about the swept value growing) or ``shrinks`` (going to 0).
         source: where the claim is stated (a paper, a note).
+        worst: also judge the bound against the worst case over the class, where it applies.
 
     """
 
@@ -84,6 +90,7 @@ class Claim:
     seeds: int = 3
     direction: str = "grows"
     source: str = ""
+    worst: bool = True
 
     def symbols(self) -> dict[str, Any]:
         """The bound as a sympy function of the swept value and the hyper-parameters."""
@@ -107,6 +114,11 @@ def _check(c: Claim) -> None:
 
 def bound_values(c: Claim) -> np.ndarray:
     """The bound at every point of the sweep (every free constant 1)."""
+    return evaluate_bound(c, c.along[1])
+
+
+def evaluate_bound(c: Claim, values: Sequence[float]) -> np.ndarray:
+    """The bound at ``values`` of the swept name (every free constant 1)."""
     s = c.symbols()
     expr, swept = s["expr"], s["swept"]
     subs = {sym: c.hp[str(sym)] for sym in expr.free_symbols if str(sym) in c.hp and sym != swept}
@@ -115,15 +127,19 @@ def bound_values(c: Claim) -> np.ndarray:
         raise InvalidClaimError(f"claim {c.name!r}: bound {c.bound!r} has free symbols "
                                 f"{sorted(map(str, free))}; the rule is {s['name']} and the method's "
                                 "hyper-parameters")
-    out = np.array([float(expr.subs({**subs, swept: v})) for v in c.along[1]])
+    out = np.array([float(expr.subs({**subs, swept: v})) for v in values])
     if not np.all(np.isfinite(out) & (out > 0)):
         raise InvalidClaimError(f"claim {c.name!r}: bound {c.bound!r} is not positive and finite on the "
                                 "sweep")
     return out
 
 
-def measure(c: Claim) -> tuple[np.ndarray, np.ndarray]:
-    """The measurement and its resolution (module docstring), each instances (seeds) × sweep points."""
+def measure(c: Claim) -> tuple[np.ndarray, np.ndarray, float]:
+    """The measurement, its resolution and the class's B.
+
+    The measurement and its resolution (module docstring) are instances (seeds) × sweep points; B is the
+    largest ½‖w₀ − w*‖² over the instances (the class's initial condition).
+    """
     from fcocheck.solvers.engine import run
     from fcocheck.solvers.generators import generate
     from fcocheck.solvers.reference import reference_solve
@@ -132,6 +148,7 @@ def measure(c: Claim) -> tuple[np.ndarray, np.ndarray]:
     what, values = c.along
     gen, params = c.problem
     G, floor = np.empty((c.seeds, len(values))), np.zeros((c.seeds, len(values)))
+    B = 0.0
     for i in range(c.seeds):
         p = generate(gen, seed=i, **params) if not what.startswith("problem.") else None
         ref = reference_solve(p) if p is not None else None
@@ -151,7 +168,8 @@ def measure(c: Claim) -> tuple[np.ndarray, np.ndarray]:
             G[i, j] = float(t[c.measure][-1])
             if c.measure in GAP_METRICS:
                 floor[i, j] = RESOLVED * r.certificate.value
-    return G, floor
+            B = max(B, 0.5 * float(np.sum((q.zero() - r.w) ** 2)))
+    return G, floor, B
 
 
 def method_name(c: Claim) -> str:
@@ -166,11 +184,27 @@ def method_name(c: Claim) -> str:
     return str(c.method)
 
 
-def judge(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any]]:
-    """The claim's verdict (with size and power) and what was measured."""
+def judge(c: Claim, seed: int = 0) -> tuple[list[Verdict], dict[str, Any]]:
+    """The claim's verdicts and what was measured.
+
+    The verdicts: on the drawn instances (with size and power), then against the class's worst case
+    where it applies; ``rates.verdict.combine`` of them is the claim's status.
+    """
+    from fcocheck.verify.claim_worst import worst_case
+
+    v, measured, B = judge_measured(c, seed)
+    if not c.worst:
+        return [v], measured
+    w, rows = worst_case(c, B)
+    measured["worst_case"] = rows
+    return [v, w], measured
+
+
+def judge_measured(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any], float]:
+    """The verdict on the drawn instances, what was measured, and the class's B."""
     _check(c)
     b = bound_values(c)
-    G, floor = measure(c)
+    G, floor, B = measure(c)
     x = np.asarray(c.along[1], dtype=float)
     if c.direction == "shrinks":
         x = 1.0 / x
@@ -185,18 +219,33 @@ def judge(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any]]:
         where = f"{name} = {c.along[1][order[kept]]:g}"
         return Verdict(INCONCLUSIVE, "resolution", f"an instance's measurement is unresolved from {where} "
                        f"(≤ {float(floor.max()):.1e}, 10³× its reference's certificate, or not positive): "
-                       f"{kept} resolved points; the rule is ≥ 4 — end the sweep earlier", {}), measured
+                       f"{kept} resolved points; the rule is ≥ 4 — end the sweep earlier", {}), measured, B
     order = order[:kept]
     # one row per instance: the rule averages log ratios (each instance's constant cancels from a slope)
     v = bounded_ratio(x[order], b[order], G[:, order], seed=seed, label=name,
                       noise=instance_noise(G[:, order]))
-    return v, measured
+    return v, measured, B
 
 
 def resolved_prefix(G: np.ndarray, floor: np.ndarray) -> int:
     """How many leading points (in the claim's direction) every instance resolves: y > its floor, y > 0."""
     ok = np.all((G > floor) & (G > 0) & np.isfinite(G), axis=0)
     return int(ok.size if ok.all() else np.argmin(ok))
+
+
+def plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any]:
+    """The report's figure of a judged claim.
+
+    Every instance's measurement (median and band), the bound with constants 1, and the bound scaled by
+    the smallest constant covering every instance.
+    """
+    from fcocheck.verify.experiments.base import plot_spec, slope_series
+
+    ratios = np.array(measured["instances"]) / np.array(measured["bound"])
+    series = slope_series(method_name(c), c.along[1], measured["instances"], bound=measured["bound"])
+    label = MEASURE_LABEL.get(c.measure, c.measure)
+    return plot_spec("bound", c.symbols()["name"], label, [series], C=float(np.nanmax(ratios)),
+                     bound_name=f"the claimed bound {c.bound}", bound_label=c.bound)
 
 
 #: the public name (``fcocheck.judge_claim``)

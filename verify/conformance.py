@@ -9,7 +9,6 @@ hyper-parameters and the evidence) under ``out/counterexamples/``.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +21,7 @@ from fcocheck.solvers import algorithms
 from fcocheck.solvers.algorithms.base import Algorithm
 from fcocheck.solvers.engine.run import prepare
 from fcocheck.solvers.errors import FcocheckError
-from fcocheck.solvers.files import Writer
+from fcocheck.solvers.files import Writer, plain_name
 from fcocheck.solvers.smoothness import sample_smoothness
 from fcocheck.verify.cases import PSI_KINDS, InstanceSpec, build, save_case
 from fcocheck.verify.claims import DISAGREES, claim
@@ -87,10 +86,6 @@ class Conformance:
         }
 
 
-def _stem(*parts: str) -> str:
-    return "__".join(re.sub(r"[^A-Za-z0-9.+=-]", "_", p) for p in parts)
-
-
 def _cell(
     algorithm: str, column: str, found: Found, out: Path | None, stem: str, meta: dict[str, Any]
 ) -> Cell:
@@ -127,7 +122,7 @@ def check_invariant(inv: Invariant, budget: str | int, out: Path | None, seed: i
         inv.name,
         found,
         out,
-        _stem("invariant", inv.name),
+        plain_name("invariant", inv.name),
         {"invariant": inv.name, "citation": inv.citation, "statement": inv.statement},
     )
     cell.expect, cell.ok = inv.expect, expected(inv, found.outcome)
@@ -197,7 +192,7 @@ def check_properties(alg: Algorithm, budget: str | int, out: Path | None, seed: 
             prop,
             found,
             out,
-            _stem(alg.name, prop),
+            plain_name(alg.name, prop),
             {"algorithm": alg.name, "property": prop, "statement": text},
         )
         if why and found.outcome != NA:

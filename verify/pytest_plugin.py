@@ -97,18 +97,20 @@ class ClaimItem(pytest.Item):
         self.claim = claim
 
     def runtest(self) -> None:
-        """Judge the claim; fail with the verdict's reason (an inconclusive one says what to widen)."""
+        """Judge the claim; fail with the verdicts' reasons (an inconclusive one says what to widen)."""
+        from fcocheck.rates.verdict import combine
         from fcocheck.verify.claim import judge
 
-        v, measured = judge(self.claim)
-        oc = v.evidence.get("oc", {})
-        self.user_properties.append(("fcocheck", {"status": v.status, "reason": v.reason,
-                                                  "size": oc.get("size"), "power": oc.get("power"),
-                                                  "measured": measured}))
-        if v.status != "consistent":
+        verdicts, measured = judge(self.claim)
+        status, oc = combine(verdicts), verdicts[0].evidence.get("oc", {})
+        self.user_properties.append(("fcocheck", {"status": status, "size": oc.get("size"),
+                                                  "power": oc.get("power"), "measured": measured,
+                                                  "verdicts": [v.as_dict() for v in verdicts]}))
+        if status != "consistent":
             hint = ("; widen the design (more instances, a wider sweep) or state a sharper bound"
-                    if v.status == "inconclusive" else "")
-            raise AssertionError(f"{self.claim.name}: {v.status}: {v.reason}{hint}")
+                    if status == "inconclusive" else "")
+            lines = "\n".join(f"  {v.rule}: {v.status}: {v.reason}" for v in verdicts)
+            raise AssertionError(f"{self.claim.name}: {status}{hint}\n{lines}")
 
     def repr_failure(self, excinfo: Any, style: Any = None) -> str:
         """The verdict, not a traceback."""

@@ -75,10 +75,10 @@ class PepMethod:
             raise InvalidWorstCaseError(
                 f"metric {spec.metric!r} needs dual states; {self.name} has none (the rule: a dual method)"
             )
-        if spec.mu > 0 and self.federated:
+        if spec.mu > 0 and self.federated and spec.clients != "shift":
             raise InvalidWorstCaseError(
-                f"mu = {spec.mu} with {self.name}; the rule is μ = 0 for federated methods (the FCO theorems "
-                "are for convex F)"
+                f"mu = {spec.mu} with {self.name} and clients {spec.clients!r}; the rule is μ = 0 for a "
+                "federated method unless the clients are shifts of one μ-strongly convex F (clients 'shift')"
             )
 
 

@@ -4,7 +4,7 @@ The function class (all Euclidean: h = ½‖·‖², so ∇(h + tψ)* = prox_{t�
 ½‖w0 − w*‖²):
 
 * ``F`` L-smooth convex (``quadratic``: a convex quadratic, the class of FCO Assumption 2);
-  ``mu > 0`` makes it μ-strongly convex (sequential methods only);
+  ``mu > 0`` makes it μ-strongly convex (sequential methods, or federated ones on the shift class);
 * ``psi`` ``"convex"`` (any closed convex ψ, possibly an indicator) or ``"zero"``;
 * heterogeneity, named by ``clients``:
 

@@ -319,3 +319,16 @@ def test_check_evidence_is_the_same_in_any_process():
                                       check=True).stdout)
     assert [(c["residual"], c["detail"], c["examples"]) for c in here] == [
         (c["residual"], c["detail"], c["examples"]) for c in fresh]
+
+
+def test_every_counterexample_name_the_checks_write_is_a_link_the_report_keeps():
+    """Counterexample files are named from algorithm and check names (``cocoa+``, ``beta=0.5``); every such
+    name must pass the report's link rule, or one failing check of CoCoA+ stops the report."""
+    from fcocheck.solvers.algorithms import ALGORITHMS
+    from fcocheck.solvers.files import plain_name
+
+    names = [plain_name(alg, check) for alg in ALGORITHMS for check in ("B", "written-out", "hp:beta=0.5")]
+    assert "cocoa+__B" in names
+    assert all(is_counterexample_link(f"counterexamples/{n}.json") for n in names)
+    hostile = plain_name("../x", "javascript:y/z")
+    assert safe_stem(hostile) == hostile and is_counterexample_link(f"counterexamples/{hostile}.json")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fcocheck.verify.claim import Claim, InvalidClaimError, judge, resolved_prefix
+from fcocheck.verify.claim import Claim, InvalidClaimError, judge, judge_measured, resolved_prefix
 
 ROUNDS = [10, 20, 40, 80, 160, 320, 640]
 HOMOGENEOUS = ("quadratics", {"mu": 0.5, "zeta": 0.0, "d": 10})
@@ -23,7 +23,7 @@ def test_a_violated_claim_fails_fedmid_has_a_floor_even_without_heterogeneity():
     stalls and 'Φ(w_R) − Φ* ≲ 1/R' is false for it — the rule must say so."""
     c = Claim("fedmid-last", method="fedmid", bound="1/R", along=("rounds", ROUNDS), problem=HOMOGENEOUS,
               hp=HP, measure="gap")
-    v, measured = judge(c)
+    v, measured, _ = judge_measured(c)
     assert v.status == "inconsistent", v.reason
     last = np.array(measured["instances"])[:, -1]
     assert np.all(last > 1e3 * np.array(measured["resolution"])[:, -1])  # a resolved floor, not rounding
@@ -35,14 +35,14 @@ def test_a_method_faster_than_the_bound_is_never_rejected_and_rounding_is_not_ju
     sweep is cut where an instance stops being resolved, and the claim is not rejected."""
     c = Claim("fda-last", method="feddualavg", bound="1/R", along=("rounds", [4, 6, 10, 16, 25, 40, 80, 160]),
               problem=HOMOGENEOUS, hp=HP, measure="gap", seeds=5)
-    v, measured = judge(c)
+    v, measured, _ = judge_measured(c)
     assert v.status != "inconsistent", v.reason
     G, floor = np.array(measured["instances"]), np.array(measured["resolution"])
     cut = measured["along"].index(measured["unresolved_from"])
     assert np.all(G[:, :cut] > floor[:, :cut]) and np.any(G[:, cut] <= floor[:, cut])
     # the averaged output converges like 1/R² there: the same claim on it is consistent, with full power
-    v, _ = judge(Claim("fda-avg", method="feddualavg", bound="1/R", along=("rounds", ROUNDS),
-                       problem=HOMOGENEOUS, hp=HP, seeds=5))
+    v, _, _ = judge_measured(Claim("fda-avg", method="feddualavg", bound="1/R", along=("rounds", ROUNDS),
+                                   problem=HOMOGENEOUS, hp=HP, seeds=5))
     assert v.status == "consistent", v.reason
     assert min(v.evidence["oc"]["power"].values()) >= 0.95 and v.evidence["oc"]["size"] <= 0.01
 
@@ -50,7 +50,7 @@ def test_a_method_faster_than_the_bound_is_never_rejected_and_rounding_is_not_ju
 def test_a_sweep_resolved_at_fewer_than_four_points_is_inconclusive():
     c = Claim("fda-short", method="feddualavg", bound="1/R", along=("rounds", [20, 40, 160, 320, 640]),
               problem=HOMOGENEOUS, hp=HP, measure="gap")
-    v, measured = judge(c)
+    v, measured, _ = judge_measured(c)
     assert v.status == "inconclusive" and "end the sweep earlier" in v.reason
     assert measured["unresolved_from"] <= 160
 
@@ -80,3 +80,56 @@ def test_a_claim_that_cannot_be_judged_is_a_clean_error(change, rule):
     with pytest.raises(InvalidClaimError, match=None) as info:
         judge(Claim(**{**base, **change}))
     assert rule in str(info.value) and "'bad'" in str(info.value)
+
+
+# ---- the worst case over the class (verify/claim_worst.py) ----
+
+STRONG = ("quadratics", {"mu": 0.5, "zeta": 1.0, "d": 10, "lam": 0.0})
+MOMENTUM = {"eta_c": 0.2, "local_steps": 2, "beta": 0.5}
+
+
+def test_a_federated_pep_on_the_shift_class_takes_strong_convexity():
+    """FedAvg with K = 1 on shifts of one F: the shifts cancel in the average, so it is gradient descent on
+    F.  With η = 1/L on a μ-strongly convex quadratic every eigen-component contracts by 1 − η·λ ∈ [0, 0.9],
+    and the averaged output after R = 3 rounds is worst along λ = μ: ‖ŵ − w*‖² = ((0.9 + 0.9² + 0.9³)/3)²
+    times ‖w₀ − w*‖² = 2B = 1."""
+    from fcocheck.rates.worstcase.solve import worst_case
+    from fcocheck.rates.worstcase.spec import PepSpec
+
+    w = worst_case(PepSpec("fedavg", M=2, K=1, R=3, eta=1.0, L=1.0, mu=0.1, B=0.5, zeta=1.0, clients="shift",
+                           psi="zero", quadratic=True, metric="distance"))
+    assert w.status == "optimal" and w.value == pytest.approx(((0.9 + 0.81 + 0.729) / 3) ** 2, rel=1e-5)
+
+
+@pytest.mark.parametrize("bound,status", [("1/R**2", "consistent"), ("1/R", "consistent"),
+                                          ("exp(-R/2)", "inconsistent")])
+def test_the_worst_case_over_the_class_judges_the_same_bound(bound, status):
+    """FedAvgM's averaged output on the strongly convex shift class: 1/R² and the looser 1/R hold over the
+    class (W(R)·R² saturates); exp(−R/2) is faster than the class allows (the smallest constant grows)."""
+    c = Claim("m", method="fedavgm", bound=bound, along=("rounds", ROUNDS), problem=STRONG, hp=MOMENTUM)
+    verdicts, measured = judge(c)
+    w = verdicts[1]
+    assert w.rule == "worst case over the class (PEP)" and w.status == status, w.reason
+    rows = measured["worst_case"]
+    assert [r["R"] for r in rows] == list(range(1, 7)) and all(r["status"] == "optimal" for r in rows)
+    assert rows[0]["worst"] > 0 and w.evidence["c_max"] == pytest.approx(max(r["ratio"] for r in rows))
+
+
+@pytest.mark.parametrize("change,reason", [
+    ({"measure": "gap"}, "the rule is rounds and gap_avg"),
+    ({"problem": ("lasso-paper", {})}, "no PEP counterpart"),
+    ({"problem": ("quadratics", {"mu": 0.5, "hessian_spread": 0.5, "ball": 3.0, "lam": 0.0})},
+     "heterogeneous Hessians"),
+    ({"hp": {"eta_c": 0.05, "local_steps": 2, "beta": 0.5}}, "contraction time 1/(η_sη_cμK) = 20"),
+    ({"problem": ("quadratics", {"mu": 0.5, "lam": 0.01})}, "no step for ψ"),
+    ({"oracle": "minibatch:2"}, "exact gradients"),
+    ({"hp": {"eta_c": 0.2, "local_steps": 5, "beta": 0.5}}, "at most 2 rounds"),
+    ({"method": "one-shot"}, "no PEP form"),
+])
+def test_the_worst_case_does_not_apply_and_says_why(change, reason):
+    from fcocheck.verify.claim_worst import pep_specs
+
+    c = Claim(**{"name": "m", "method": "fedavgm", "bound": "1/R", "along": ("rounds", ROUNDS),
+                 "problem": STRONG, "hp": MOMENTUM, **change})
+    out = pep_specs(c, 1.0)
+    assert isinstance(out, str) and reason in out, out

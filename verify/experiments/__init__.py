@@ -109,17 +109,18 @@ USER_CLAIM = "user claim"
 
 def register_claim(claim) -> Experiment:  # noqa: ANN001 - a verify.claim.Claim
     """A user's claim as an experiment: ``validate`` and the report run it by name, like the papers'."""
-    from fcocheck.verify.claim import InvalidClaimError, judge, method_name
+    from fcocheck.verify.claim import InvalidClaimError, judge, method_name, plot
 
     if claim.name in EXPERIMENTS and EXPERIMENTS[claim.name].theorem != USER_CLAIM:
         raise InvalidClaimError(f"claim {claim.name!r} is a built-in study's name; the rule is a new name")
 
     def body(quick: bool, seed: int, instance: tuple | None = None) -> Result:
-        v, measured = judge(claim, seed)
+        verdicts, measured = judge(claim, seed)
+        measured["plot"] = plot(claim, measured)
         design = (f"{method_name(claim)} on {claim.problem[0]} instances (one per seed, {claim.seeds}), "
                   f"{claim.measure} ≲ {claim.bound} along {claim.along[0]} = {list(claim.along[1])}")
         notes = [claim.source] if claim.source else []
-        return Result(claim.name, USER_CLAIM, design, measured, [v], notes=notes)
+        return Result(claim.name, USER_CLAIM, design, measured, verdicts, notes=notes)
 
     exp = Experiment(claim.name, USER_CLAIM, f"{claim.measure} ≲ {claim.bound}", body, sweeps=claim.along[0])
     EXPERIMENTS[claim.name] = exp
