@@ -42,6 +42,7 @@ NOISE_FLOOR = 1e-3  # log-noise assumed at least (a deterministic curve still ha
 SATURATION = 0.8  # a legal ratio has reached this share of its plateau by the window's middle
 POWERS = (0.5, 0.7, 0.8)  # y ∝ b^p: violations of y ≲ b as b shrinks
 SLOW = (0.08, 0.2, 0.5)  # y ∝ x^q: violations where b does not move along x
+MIN_POINTS = 4  # sweep points the rule needs (a tail slope over the last half, and a middle)
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,17 @@ def mean_log_noise(G: np.ndarray, seed: int = 0, boots: int = 400) -> float:
     idx = np.random.default_rng([seed, 0xB0]).integers(0, G.shape[0], size=(boots, G.shape[0]))
     L = np.log(np.maximum(G[idx].mean(axis=1), 1e-300))
     return max(float(np.sqrt(np.mean(np.var(L, axis=0, ddof=1)))), NOISE_FLOOR)
+
+
+def resolved_prefix(G: np.ndarray, floor: np.ndarray) -> int:
+    """How many leading points (in the claim's direction) every row resolves: y > its floor, y > 0, finite.
+
+    A measurement at or below its resolution (a gap within the reference's certificate, rounding) says
+    nothing about a rate; a point after the first unresolved one is not used either, so the window
+    judged is the part of the sweep before the measurement runs out.
+    """
+    ok = np.all((G > floor) & (G > 0) & np.isfinite(G), axis=0)
+    return int(ok.size if ok.all() else np.argmin(ok))
 
 
 def instance_noise(G: np.ndarray) -> float:
@@ -169,22 +181,22 @@ def spread(t: np.ndarray, seeds: int, sigma: float) -> float:
     return sigma / np.sqrt(seeds) / float(np.sqrt(tt @ tt))
 
 
-def critical_value(t: np.ndarray, b: np.ndarray, seeds: int, sigma: float) -> float:
-    """Max over the legal family of its noise-free T plus the ``LEVEL`` normal quantile of T's spread.
+def critical_value(t: np.ndarray, b: np.ndarray, seeds: int, sigma: float, level: float = LEVEL) -> float:
+    """Max over the legal family of its noise-free T plus the ``level`` normal quantile of T's spread.
 
     T is a fixed linear function of Gaussian log-noise, so this quantile is exact (no simulation).
     """
-    z = NormalDist().inv_cdf(LEVEL)
+    z = NormalDist().inv_cdf(level)
     sd = spread(t, seeds, sigma)
     return max(float(tail_slope(t, np.log(y / b))) + z * sd for y in legal_shapes(t, b).values())
 
 
 def characteristics(t: np.ndarray, b: np.ndarray, seeds: int, sigma: float, seed: int,
-                    violations: dict[str, np.ndarray] | None = None) -> OC:
+                    violations: dict[str, np.ndarray] | None = None, level: float = LEVEL) -> OC:
     """The critical value (exact on the legal family) and the size and power measured by simulation."""
     rng = np.random.default_rng([seed, 0x0C])
     legal = legal_shapes(t, b)
-    crit = critical_value(t, b, seeds, sigma)
+    crit = critical_value(t, b, seeds, sigma, level)
     size_by = {k: float(np.mean(simulate(y, b, t, seeds, sigma, REPS, rng) > crit)) for k, y in legal.items()}
     viol = violation_shapes(t, b) if violations is None else violations
     power = {k: float(np.mean(simulate(y, b, t, seeds, sigma, REPS, rng) > crit)) for k, y in viol.items()}
@@ -193,7 +205,8 @@ def characteristics(t: np.ndarray, b: np.ndarray, seeds: int, sigma: float, seed
 
 def bounded_ratio(x: np.ndarray, b: np.ndarray, Y: np.ndarray, seed: int = 0,
                   violations: Callable[[np.ndarray, np.ndarray], dict[str, np.ndarray]] | None = None,
-                  label: str = "x", deterministic: bool = False, noise: float | None = None) -> Verdict:
+                  label: str = "x", deterministic: bool = False, noise: float | None = None,
+                  level: float = LEVEL) -> Verdict:
     """Y ≲ b along x (module docstring): the verdict with its measured size and power.
 
     Args:
@@ -206,14 +219,16 @@ def bounded_ratio(x: np.ndarray, b: np.ndarray, Y: np.ndarray, seed: int = 0,
         deterministic: one seed of an exact-gradient run (its log-noise is ``NOISE_FLOOR``).
         noise: the curve's log-noise when the caller knows it better (a mean over seeds:
             ``mean_log_noise``); by default estimated from Y.
+        level: the critical value's quantile (one of several tests of one claim takes a share of
+            1 − ``LEVEL``).
 
     """
     x, b = np.asarray(x, dtype=float), np.asarray(b, dtype=float)
     Yr = np.atleast_2d(np.asarray(Y, dtype=float))
     rule = f"bounded ratio along {label} (calibrated: size ≤ 1%, power ≥ {POWER:.0%})"
-    if x.ndim != 1 or x.size < 4 or b.shape != x.shape or Yr.shape[1] != x.size:
-        raise ValueError(f"x, b, Y of shapes {x.shape}, {b.shape}, {Yr.shape}; the rule is ≥ 4 points, "
-                         "one b per point, Y seeds × points")
+    if x.ndim != 1 or x.size < MIN_POINTS or b.shape != x.shape or Yr.shape[1] != x.size:
+        raise ValueError(f"x, b, Y of shapes {x.shape}, {b.shape}, {Yr.shape}; the rule is ≥ {MIN_POINTS} "
+                         "points, one b per point, Y seeds × points")
     if not (np.all(Yr > 0) and np.all(np.isfinite(Yr)) and np.all(b > 0) and np.all(x > 0)):
         return Verdict(INCONCLUSIVE, rule, "a value is not positive and finite: no log ratio", {})
     t = np.log(x / x[0])
@@ -222,7 +237,8 @@ def bounded_ratio(x: np.ndarray, b: np.ndarray, Y: np.ndarray, seed: int = 0,
         return Verdict(INCONCLUSIVE, rule, f"{label} moves only {span:.3g}× over the window; the rule is "
                        f"≥ {MIN_SPAN:g}×", {})
     sigma = log_noise(Yr / b, deterministic) if noise is None else max(float(noise), NOISE_FLOOR)
-    oc = characteristics(t, b, Yr.shape[0], sigma, seed, None if violations is None else violations(t, b))
+    oc = characteristics(t, b, Yr.shape[0], sigma, seed, None if violations is None else violations(t, b),
+                         level)
     T = float(tail_slope(t, np.log(Yr / b).mean(axis=0)))
     ratio = (Yr / b).mean(axis=0)
     ev = {"tail_slope": T, "critical": oc.critical, "C": float(ratio.max()), "ratios": ratio.tolist(),

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from fcocheck.rates.oc import bounded_ratio, instance_noise
+from fcocheck.rates.oc import MIN_POINTS, bounded_ratio, instance_noise, resolved_prefix
 from fcocheck.rates.verdict import INCONCLUSIVE, Verdict
 from fcocheck.solvers.errors import FcocheckError
 
@@ -215,22 +215,17 @@ def judge_measured(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any], fl
     kept = resolved_prefix(G[:, order], floor[:, order])
     if kept < len(order):
         measured["unresolved_from"] = float(c.along[1][order[kept]])
-    if kept < 4:
+    if kept < MIN_POINTS:
         where = f"{name} = {c.along[1][order[kept]]:g}"
-        return Verdict(INCONCLUSIVE, "resolution", f"an instance's measurement is unresolved from {where} "
-                       f"(≤ {float(floor.max()):.1e}, 10³× its reference's certificate, or not positive): "
-                       f"{kept} resolved points; the rule is ≥ 4 — end the sweep earlier", {}), measured, B
+        reason = (f"an instance's measurement is unresolved from {where} (≤ {float(floor.max()):.1e}, 10³× "
+                  f"its reference's certificate, or not positive): {kept} resolved points; the rule is ≥ "
+                  f"{MIN_POINTS} — end the sweep earlier")
+        return Verdict(INCONCLUSIVE, "resolution", reason, {}), measured, B
     order = order[:kept]
     # one row per instance: the rule averages log ratios (each instance's constant cancels from a slope)
     v = bounded_ratio(x[order], b[order], G[:, order], seed=seed, label=name,
                       noise=instance_noise(G[:, order]))
     return v, measured, B
-
-
-def resolved_prefix(G: np.ndarray, floor: np.ndarray) -> int:
-    """How many leading points (in the claim's direction) every instance resolves: y > its floor, y > 0."""
-    ok = np.all((G > floor) & (G > 0) & np.isfinite(G), axis=0)
-    return int(ok.size if ok.all() else np.argmin(ok))
 
 
 def plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fcocheck.verify.claim import Claim, InvalidClaimError, judge, judge_measured, resolved_prefix
+from fcocheck.rates.oc import resolved_prefix
+from fcocheck.verify.claim import Claim, InvalidClaimError, judge, judge_measured
 
 ROUNDS = [10, 20, 40, 80, 160, 320, 640]
 HOMOGENEOUS = ("quadratics", {"mu": 0.5, "zeta": 0.0, "d": 10})

@@ -128,11 +128,15 @@ def test_a_raising_experiment_is_recorded_not_fatal():
     assert res.status == "inconclusive" and "planted" in res.checks[0].reason
 
 
-def test_fedmid_small_step_limit_is_pgm_on_twice_psi():
+def test_fedmid_small_step_limit_is_near_pgm_on_twice_psi_on_every_instance():
+    from fcocheck.verify.experiments.fco import CLOSER
+
     res = EXPERIMENTS["fco-4.1-minibatch"](quick=True, seed=0)
     fm = res.measured["fedmid"]
-    assert min(fm["relative_deviation"]) > 1e-2  # does not follow PGM on F + ψ
-    assert fm["relative_deviation_from_pgm_on_F+2psi"] < 1e-3  # follows PGM on F + 2ψ
+    once, twice = np.array(fm["relative_deviation"]), np.array(fm["relative_deviation_from_pgm_on_F+2psi"])
+    assert once.shape == twice.shape and once.shape[0] >= 3  # one row per instance
+    assert once.min() > 1e-2  # does not follow PGM on F + ψ
+    assert np.all(twice[:, 1:] <= once[:, 1:] / CLOSER)  # ≥ 10× nearer PGM on F + 2ψ at η_cKL ≤ 0.01
     # the documented disagreement, confirmed by its diagnostic in the same run; FedDualAvg holds
     assert res.status == "known disagreement"
     statuses = {c.rule.split(":")[0]: c.status for c in res.checks}

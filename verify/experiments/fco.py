@@ -10,7 +10,7 @@ from fcocheck.rates import algebra
 from fcocheck.rates.catalog import EQ_4_5, LEMMA_4_4, LEMMA_4_5, THM_4_1, THM_4_2, THM_4_3
 from fcocheck.rates.fit import loglog_slope
 from fcocheck.rates.symbols import BY_NAME
-from fcocheck.rates.threshold import at_most, below
+from fcocheck.rates.threshold import at_most
 from fcocheck.rates.verdict import INCONCLUSIVE, Verdict, known_disagreement
 from fcocheck.solvers.constants import compute_constants
 from fcocheck.solvers.reference.certificate import RESOLVED
@@ -131,20 +131,13 @@ def lemma_4_4(quick: bool, seed: int) -> Result:
 
 
 def _lemma_4_5_curve(xs, make_hp, zeta, sigma, seeds, R):
-    p, ref = quadratics(zeta, lam=0.05)
-    Y = np.empty((len(seeds) if sigma else 1, len(xs)))
-    for j, x in enumerate(xs):
-        trs = runs(
-            "feddualavg",
-            p,
-            make_hp(x),
-            R,
-            f"gaussian:{sigma}" if sigma else "exact",
-            seeds if sigma else seeds[:1],
-            ref,
-            record="step",
-        )
-        for i, t in enumerate(trs):
+    """One row per seed: the seed draws the instance (and the noise, when σ > 0)."""
+    Y = np.empty((len(seeds), len(xs)))
+    for i, s in enumerate(seeds):
+        p, ref = quadratics(zeta, lam=0.05, seed=s)
+        for j, x in enumerate(xs):
+            (t,) = runs("feddualavg", p, make_hp(x), R, f"gaussian:{sigma}" if sigma else "exact", [s], ref,
+                        record="step")
             Y[i, j] = float(np.mean(t["discrepancy_steps"][:, -1]))
     return Y
 
@@ -170,8 +163,8 @@ def _lemma_4_5(name: str, what: str, quick: bool, seed: int) -> Result:
     return Result(
         name,
         LEMMA_4_5.name,
-        f"FedDualAvg on Assumption-2 quadratics (h = ½wᵀQw/‖Q‖), {design}, R={R}; "
-        "discrepancy at the last local step, averaged over rounds",
+        f"FedDualAvg on {len(seeds)} Assumption-2 quadratics (h = ½wᵀQw/‖Q‖; instance seeds {seeds}), "
+        f"{design}, R={R}; discrepancy at the last local step, averaged over rounds",
         {
             "x": xs,
             "discrepancy": Y.mean(0),
@@ -205,22 +198,47 @@ def lemma_4_5_eta(quick: bool, seed: int) -> Result:
 FLOOR_OVER_CERTIFICATE = RESOLVED
 
 
+#: the limit's convergence residual the floors accept, and how far R may double to reach it
+LIMIT_TOL, LIMIT_DOUBLINGS = 0.01, 2
+
+
 def _limit_gap(p, ref, eta: float, K: int, R: int, seed: int) -> tuple[float, float]:
     """(lim_R Φ(ŵ_R) − Φ*, its convergence residual) for FedDualAvg with exact gradients.
 
     ŵ_R of eq. 4.2 averages the primal images of the dual shadow from round 0, so Φ(ŵ_R) carries
     B/(η_c K R) for every finite R; its limit (the theorem's bound at R → ∞, where only the
     η_c²LK²ζ² term is left) is the average of the same images over the run's stationary tail.  It is
-    taken over rounds R/2…R and checked against rounds 3R/4…R (the residual).
+    taken over rounds R/2…R and checked against rounds 3R/4…R (the residual); an instance that has not
+    settled by R runs again at 2R, 4R (``LIMIT_DOUBLINGS``) — instances of a class settle at their own pace.
     """
-    (t,) = runs("feddualavg", p, {"eta_c": eta, "local_steps": K}, R, "exact", [seed], ref, record="step")
-    images = t["shadow_primal"]
-
-    def gap(start: int) -> float:
+    def gap(images: np.ndarray, start: int) -> float:
         return float(p.Phi(images[start:].reshape(-1, images.shape[-1]).mean(0)) - ref.objective)
 
-    half, quarter = gap(R // 2), gap(3 * R // 4)
-    return half, abs(half - quarter) / max(abs(half), 1e-300)
+    for _ in range(LIMIT_DOUBLINGS + 1):
+        (t,) = runs("feddualavg", p, {"eta_c": eta, "local_steps": K}, R, "exact", [seed], ref, record="step")
+        half, quarter = gap(t["shadow_primal"], R // 2), gap(t["shadow_primal"], 3 * R // 4)
+        resid = abs(half - quarter) / max(abs(half), 1e-300)
+        if at_most(resid, LIMIT_TOL):
+            break
+        R *= 2
+    return half, resid
+
+
+def _floor_design(vary: str, xs: list[float], seed: int) -> list[tuple]:
+    """(problem, reference, η_c, K, ζ, L) at each point of the floor sweep, on the instances of ``seed``.
+
+    ζ varies: one instance per ζ (the same draw, its deviations scaled), η_c = 1/(4L), K = 10.  K varies:
+    one instance at ζ = 4, η_cK = 1/(2L) fixed (η_c ≤ 1/(4L) for every K ≥ 2).  L = max_m L_m.
+    """
+    from fcocheck.solvers.smoothness import client_smoothness_max
+
+    if vary == "zeta":
+        instances = [drift_quadratics(z, seed) for z in xs]
+        L = max(client_smoothness_max(p) for p, _ in instances)
+        return [(p, ref, 0.25 / L, 10, z, L) for (p, ref), z in zip(instances, xs, strict=True)]
+    p, ref = drift_quadratics(4.0, seed)
+    L = client_smoothness_max(p)
+    return [(p, ref, 0.5 / L / K, int(K), 4.0, L) for K in xs]
 
 
 def _floor_sweep(name: str, vary: str, quick: bool, seed: int) -> Result:
@@ -235,59 +253,57 @@ def _floor_sweep(name: str, vary: str, quick: bool, seed: int) -> Result:
       (rule ``upper`` with exponent 0 on the large-K half).
     LHS: lim_R Φ(ŵ_R) − Φ* with ŵ of eq. 4.2 (``_limit_gap``); σ = 0.
     """
-    from fcocheck.solvers.smoothness import client_smoothness_max
-
     R = 160 if quick else 400
-    if vary == "zeta":
-        xs = [float(x) for x in np.geomspace(1 / 16, 4.0, 7 if quick else 13)]
-        instances = [drift_quadratics(z) for z in xs]
-        L = max(client_smoothness_max(p) for p, _ in instances)
-        cfg = [(p, ref, 0.25 / L, 10, z) for (p, ref), z in zip(instances, xs, strict=True)]
-    else:
-        xs = [4.0, 8.0, 16.0, 32.0, 64.0] if quick else [2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0]
-        p, ref = drift_quadratics(4.0)
-        L = client_smoothness_max(p)
-        product = 0.5 / L  # η_cK: η_c = product/K ≤ 1/(4L) for every K ≥ 2
-        cfg = [(p, ref, product / K, int(K), 4.0) for K in xs]
-    y, resid, bound = [], [], []
-    for p, ref, eta, K, z in cfg:
-        gap, r = _limit_gap(p, ref, eta, K, R, seed)
-        y.append(gap), resid.append(r)
-        bound.append(float(THM_4_3.values(eta_c=eta, L=L, K=K, zeta=z, B=1.0, R=1.0, M=1.0,
-                                          sigma=0.0)["heterogeneity"]))
-    y, bound = np.array(y), np.array(bound)
-    cert = max(ref.certificate.value for _, ref, *_ in cfg)
+    xs = ([float(x) for x in np.geomspace(1 / 16, 4.0, 7 if quick else 13)] if vary == "zeta" else
+          [4.0, 8.0, 16.0, 32.0, 64.0] if quick else [2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0])
+    seeds = seeds_for(quick, seed, 3, 5)  # one instance per seed: the constant is tested across instances
+    cfgs = [_floor_design(vary, xs, s) for s in seeds]
+    shape = (len(seeds), len(xs))
+    y, resid, bound, ctrl = np.empty(shape), [], np.empty(shape), np.empty(shape)
+    for i, (s, cfg) in enumerate(zip(seeds, cfgs, strict=True)):
+        L = cfg[0][5]
+        for j, (p, ref, eta, K, z, _) in enumerate(cfg):
+            y[i, j], r = _limit_gap(p, ref, eta, K, R, s)
+            resid.append(r)
+            bound[i, j] = float(THM_4_3.values(eta_c=eta, L=L, K=K, zeta=z, B=1.0, R=1.0, M=1.0,
+                                               sigma=0.0)["heterogeneity"])
+            # negative controls on real runs, through the same rule: each must come out inconsistent
+            if vary == "zeta":  # FedMiD-OSP: K unconstrained local steps, then one projection, even at ζ = 0
+                (t,) = runs("fedmid-osp", p, {"eta_c": eta, "local_steps": K}, R, "exact", [s], ref)
+                ctrl[i, j] = max(float(np.mean(t["gap"][R // 2:])), 1e-300)
+            else:  # the same FedDualAvg at fixed η_c (the bound term then grows ∝ K²): its floor grows
+                ctrl[i, j] = _limit_gap(p, ref, cfg[len(xs) // 2][2], K, R, s)[0]
+    cfg = cfgs[0]
+    cert = max(ref.certificate.value for c in cfgs for _, ref, *_ in c)
+    floor = np.array([[FLOOR_OVER_CERTIFICATE * ref.certificate.value for _, ref, *_ in c] for c in cfgs])
     half = len(xs) // 2
     # the direction into the theorem's regime: ζ → 0 (coordinate 1/ζ), K → ∞ at fixed η_cK (coordinate K)
     order = np.argsort(-np.asarray(xs)) if vary == "zeta" else np.argsort(xs)
     direction = (1 / np.asarray(xs) if vary == "zeta" else np.asarray(xs, dtype=float))[order]
     label = "1/ζ" if vary == "zeta" else "K"
     fit_x = xs[: half + 1] if vary == "zeta" else xs[half:]
-    fit_y = y[: half + 1] if vary == "zeta" else y[half:]
+    fit_y = y[:, : half + 1] if vary == "zeta" else y[:, half:]
     ratio_max = float(np.max(y / bound))
 
     def rule(data: np.ndarray) -> Verdict:
-        return judge.bound(direction, bound[order], np.atleast_2d(data)[:, order], seed, label=label,
-                           deterministic=True)
+        return judge.bound_instances(direction, bound[:, order], np.atleast_2d(data)[:, order], seed,
+                                     label=label, floor=floor[:, order])
 
     v = rule(y)
     fit = loglog_slope(np.asarray(fit_x), np.maximum(fit_y, 1e-300), seed=seed)
-    checks = [v, judge.identity(max(resid), 0.01, "lim Φ(ŵ_R) reached (tail R/2…R vs 3R/4…R)")]
-    # negative controls on real runs, through the same rule: each must come out inconsistent
-    if vary == "zeta":  # FedMiD-OSP: K unconstrained local steps, then one projection, even for ζ = 0
-        osp = [runs("fedmid-osp", p, {"eta_c": eta, "local_steps": K}, R, "exact", [seed], ref)[0]
-               for p, ref, eta, K, _ in cfg]
-        ctrl = np.array([max(float(np.mean(t["gap"][R // 2:])), 1e-300) for t in osp])
+    settled = (judge.identity(max(resid), LIMIT_TOL, "lim Φ(ŵ_R) reached (tail R/2…R vs 3R/4…R)")
+               if at_most(max(resid), LIMIT_TOL) else
+               Verdict(INCONCLUSIVE, "limit reached", "an instance had not settled by "
+                       f"{R * 2**LIMIT_DOUBLINGS} rounds: residual {max(resid):.2e} (rule ≤ {LIMIT_TOL:g}); "
+                       "no floor measured"))
+    checks = [v, settled]
+    if vary == "zeta":
         what_ctrl = "FedMiD-OSP (ψ only in the server step): its floor does not vanish as ζ → 0"
         short_ctrl = "control: FedMiD-OSP, Φ(w_r) − Φ*"
-    else:  # the same FedDualAvg at fixed η_c (the bound term then grows ∝ K²): its floor grows with K
-        ctrl = np.array([_limit_gap(p, ref, cfg[half][2], K, R, seed)[0] for p, ref, _, K, _ in cfg])
+    else:
         what_ctrl = f"FedDualAvg at fixed η_c = {cfg[half][2]:.3g} (not fixed η_cK): floor grows with K"
         short_ctrl = "control: fixed η_c"
     checks.append(judge.control(rule, ctrl, y, what_ctrl))
-    if below(y.min(), FLOOR_OVER_CERTIFICATE * cert):
-        checks.append(Verdict(INCONCLUSIVE, "resolution", f"smallest floor {y.min():.2e} is within "
-                              f"{FLOOR_OVER_CERTIFICATE:g}× of the reference's certificate {cert:.1e}"))
     what = ("vary ζ ∈ " + str([round(x, 3) for x in xs]) + f" at η_c = 1/(4L) = {cfg[0][2]:.3g}, K = 10; "
             "the ζ² factor judged as ζ → 0 (small-ζ half)") if vary == "zeta" else (
             "vary K ∈ " + str([int(k) for k in xs]) + f" at fixed η_cK = {cfg[0][2] * cfg[0][3]:.3g} "
@@ -295,9 +311,10 @@ def _floor_sweep(name: str, vary: str, quick: bool, seed: int) -> Result:
     return Result(
         name,
         THM_4_3.name,
-        f"FedDualAvg on quadratics with heterogeneous Hessians (spread 0.5) on the ℓ1-ball of radius 3 "
-        f"(ζ exact on the domain, L = max_m L_m = {L:.3g}), σ = 0, R = {R}; LHS = lim_R Φ(ŵ_R) − Φ* (ŵ of "
-        f"eq. 4.2, the bound at R → ∞ where only η_c²LK²ζ² is left); {what}",
+        f"FedDualAvg on {len(seeds)} instances (seeds {seeds}) of quadratics with heterogeneous Hessians "
+        f"(spread 0.5) on the ℓ1-ball of radius 3 (ζ exact on the domain, L = max_m L_m = "
+        f"{', '.join(f'{c[0][5]:.3g}' for c in cfgs)}), σ = 0, R = {R}; LHS = lim_R Φ(ŵ_R) − Φ* (ŵ of "
+        f"eq. 4.2, the bound at R → ∞ where only η_c²LK²ζ² is left); {what} (η_c of the first instance)",
         {
             "x": xs,
             "floor": y,
@@ -311,7 +328,7 @@ def _floor_sweep(name: str, vary: str, quick: bool, seed: int) -> Result:
                 "ζ" if vary == "zeta" else "K",
                 "lim Φ(ŵ_R) − Φ*",
                 [slope_series("FedDualAvg", xs, y, fit, 2.0 if vary == "zeta" else 0.0, fit_x=fit_x,
-                              bound=bound),
+                              bound=np.exp(np.log(bound).mean(axis=0))),
                  slope_series(short_ctrl, xs, np.maximum(ctrl, 1e-300))],
             ),
         },
@@ -385,36 +402,59 @@ def _tuned_eta(thm, values: dict[str, float]) -> float:
 TUNED_R_QUICK = [10, 20, 40, 80, 160, 320, 640]
 
 
+#: Gradient-noise repetitions per instance of fco-4.3-tuned-R: each instance's noise is their spread.
+TUNED_R_REPS = 3
+
+
 def tuned_R(quick: bool, seed: int) -> Result:
-    """Thm 4.3's tuned rate (4.4) vs R at the closed-form tuned η_c."""
+    """Thm 4.3's tuned rate (4.4) vs R at the closed-form tuned η_c, on several instances.
+
+    Each seed draws an instance (its own B, hence its own tuned η_c and bound), run with
+    ``TUNED_R_REPS`` gradient-noise seeds; each instance is judged against its own bound with its own
+    repetitions' noise (``judge.bound_instances``).  Pooling the instances as noise instead measured a
+    log-noise of 0.05–0.06 (shape differences between instances, not noise) and left the rule 24%
+    power against y ∝ bound^0.8.
+    """
     seeds = seeds_for(quick, seed, 3, 8)
-    p, ref = drift_quadratics(1.0)  # heterogeneous Hessians: the ζ^{2/3}/R^{2/3} term is real here
-    B = float(p.h.bregman(ref.w, p.zero()))
     K, sig = 5, 0.5
     xs = TUNED_R_QUICK if quick else [10, 20, 40, 80, 160, 320, 640, 1280]
-    Y, rate, etas = np.empty((len(seeds), len(xs))), [], []
-    for j, R in enumerate(xs):
-        vals = {"L": 1.0, "B": B, "sigma": sig, "zeta": 1.0, "M": p.M, "K": K, "R": R}
-        eta = _tuned_eta(THM_4_3, vals)
-        etas.append(eta)
-        rate.append(sum(THM_4_3.values("tuned", **vals).values()))
-        for i, t in enumerate(
-            runs("feddualavg", p, {"eta_c": eta, "local_steps": K}, R, f"gaussian:{sig}", seeds, ref)
-        ):
-            Y[i, j] = t["gap_avg"][-1]
-    v = judge.bound(xs, rate, Y, seed=seed, label="R")
+    Y = np.empty((len(seeds), TUNED_R_REPS, len(xs)))
+    rate = np.empty((len(seeds), len(xs)))
+    etas, Bs = [], []
+    for i, s in enumerate(seeds):
+        p, ref = drift_quadratics(1.0, s)  # heterogeneous Hessians: the ζ^{2/3}/R^{2/3} term is real here
+        B = float(p.h.bregman(ref.w, p.zero()))
+        Bs.append(B)
+        noise_seeds = [1000 * s + k for k in range(TUNED_R_REPS)]
+        row = []
+        for j, R in enumerate(xs):
+            vals = {"L": 1.0, "B": B, "sigma": sig, "zeta": 1.0, "M": p.M, "K": K, "R": R}
+            eta = _tuned_eta(THM_4_3, vals)
+            row.append(eta)
+            rate[i, j] = sum(THM_4_3.values("tuned", **vals).values())
+            hp = {"eta_c": eta, "local_steps": K}
+            traces = runs("feddualavg", p, hp, R, f"gaussian:{sig}", noise_seeds, ref)
+            Y[i, :, j] = [t["gap_avg"][-1] for t in traces]
+        etas.append(row)
+    v = judge.bound_instances(xs, rate, Y, seed=seed, label="R")
+    ratio = (Y / rate[:, None, :]).reshape(-1, len(xs))
     return Result(
         "fco-4.3-tuned-R",
         THM_4_3.name,
-        f"FedDualAvg on quadratics with heterogeneous Hessians on an ℓ1-ball (ζ=1 exact), σ={sig}, K={K}, "
-        f"M={p.M}, B={B:.3g}; η_c = η*(R) of rates.algebra; Φ(ŵ) − Φ* vs the tuned rate (4.4)",
+        f"FedDualAvg on {len(seeds)} quadratics with heterogeneous Hessians on an ℓ1-ball (ζ=1 exact; "
+        f"seeds {seeds}, B = {', '.join(f'{b:.3g}' for b in Bs)}), σ={sig} ({TUNED_R_REPS} noise seeds "
+        f"each), K={K}, M={p.M}; η_c = η*(R) of rates.algebra per instance; Φ(ŵ) − Φ* over its own tuned "
+        "rate (4.4)",
         {
             "R": xs,
             "eta_c": etas,
-            "gap_hat": Y.mean(0),
+            "gap_hat": Y.mean(1),
             "tuned_rate": rate,
             "plot": plot_spec(
-                "bound", "R", "Φ(ŵ) − Φ*", [slope_series("FedDualAvg", xs, Y, bound=rate)], C=v.evidence["C"]
+                "bound", "R", "Φ(ŵ) − Φ* / its bound",
+                [slope_series("FedDualAvg (ratio to each instance's bound)", xs, ratio,
+                              bound=[1.0] * len(xs))],
+                C=v.evidence["C"],
             ),
         },
         [v],
@@ -422,83 +462,110 @@ def tuned_R(quick: bool, seed: int) -> Result:
 
 
 def thm_4_2_rounds(quick: bool, seed: int) -> Result:
-    """Thm 4.2 on a bounded-gradient (ℓ2-ball constrained logistic) instance: error vs R at tuned η_c."""
-    p, ref = named("constrained-logistic", ball="l2", radius=2.0, clients=8, samples=32, d=20)
-    c = compute_constants(p, ref.w)
+    """Thm 4.2 on bounded-gradient (ℓ2-ball constrained logistic) instances: error vs R at tuned η_c.
+
+    One instance per seed (its own data, G, L, B, hence its own tuned η_c and bound); each is judged
+    on its own ratio to its own bound (``judge.bound_instances``: exact gradients, no noise).
+    """
+    seeds = seeds_for(quick, seed, 3, 5)
     K = 10
     xs = [10, 20, 40, 80, 160, 320, 640] if quick else [10, 20, 40, 80, 160, 320, 640, 1280, 2560]
-    y, rate, etas = [], [], []
-    for R in xs:
-        vals = {"L": c.L, "B": c.B, "sigma": 1e-300, "G": c.G, "M": p.M, "K": K, "R": R}
-        eta = _tuned_eta(THM_4_2, vals)
-        etas.append(eta)
-        rate.append(sum(THM_4_2.values("tuned", **vals).values()))
-        y.append(
-            runs("feddualavg", p, {"eta_c": eta, "local_steps": K}, R, "exact", [seed], ref)[0]["gap_avg"][-1]
-        )
-    v = judge.bound(xs, rate, np.array(y), seed=seed, label="R", deterministic=True)
+    Y, rate, etas, consts = np.empty((len(seeds), len(xs))), np.empty((len(seeds), len(xs))), [], []
+    for i, s in enumerate(seeds):
+        p, ref = named("constrained-logistic", ball="l2", radius=2.0, clients=8, samples=32, d=20, seed=s)
+        c = compute_constants(p, ref.w)
+        consts.append({"G": c.G, "G_kind": c.G_kind, "L": c.L, "B": c.B})
+        row = []
+        for j, R in enumerate(xs):
+            vals = {"L": c.L, "B": c.B, "sigma": 1e-300, "G": c.G, "M": p.M, "K": K, "R": R}
+            eta = _tuned_eta(THM_4_2, vals)
+            row.append(eta)
+            rate[i, j] = sum(THM_4_2.values("tuned", **vals).values())
+            Y[i, j] = runs("feddualavg", p, {"eta_c": eta, "local_steps": K}, R, "exact", [s], ref)[0][
+                "gap_avg"][-1]
+        etas.append(row)
+    v = judge.bound_instances(xs, rate, Y, seed=seed, label="R")
+    desc = "; ".join(f"G={c['G']:.3g} {c['G_kind']}, L={c['L']:.3g}, B={c['B']:.3g}" for c in consts)
     return Result(
         "fco-4.2-rounds",
         THM_4_2.name,
-        f"FedDualAvg on ℓ2-ball logistic (G={c.G:.3g} {c.G_kind}, "
-        f"L={c.L:.3g}, B={c.B:.3g}), exact gradients, K={K}; η_c = η*(R); Φ(ŵ) − Φ* vs rate (4.3)",
+        f"FedDualAvg on {len(seeds)} ℓ2-ball logistic instances (seeds {seeds}: {desc}), exact gradients, "
+        f"K={K}; η_c = η*(R) of each instance; Φ(ŵ) − Φ* vs its rate (4.3)",
         {
             "R": xs,
             "eta_c": etas,
-            "gap_hat": y,
+            "gap_hat": Y,
             "tuned_rate": rate,
+            "constants": consts,
             "plot": plot_spec(
-                "bound", "R", "Φ(ŵ) − Φ*", [slope_series("FedDualAvg", xs, y, bound=rate)], C=v.evidence["C"]
+                "bound", "R", "Φ(ŵ) − Φ* / its bound",
+                [slope_series("FedDualAvg (ratio to each instance's bound)", xs, Y / rate,
+                              bound=[1.0] * len(xs))],
+                C=v.evidence["C"],
             ),
         },
         [v],
     )
 
 
+#: How much closer printed FedMiD must be to PGM on F + 2ψ than to PGM on F + ψ for its known
+#: disagreement to be filed (measured on seeds 0–7: at least 60×).
+CLOSER = 10.0
+
+
 def thm_4_1_minibatch(quick: bool, seed: int) -> Result:
-    """Thm 4.1: at small η_c (η_s η_c K fixed) FedMiD/FedDualAvg follow minibatch PGM/DA with batch MK."""
-    p, ref = quadratics(1.0, lam=0.05, assumption2=False)
+    """Thm 4.1: at small η_c (η_s η_c K fixed) FedMiD/FedDualAvg follow minibatch PGM/DA with batch MK.
+
+    One quadratics instance per seed (a row each); the exponent is fitted over the rows.  Printed
+    FedMiD's known disagreement is filed only when the same run shows its cause: at η_c K L ≤ 0.01 its
+    iterate is at least ``CLOSER``× closer to PGM on F + 2ψ than to PGM on F + ψ, on every instance.
+    It is not PGM on F + 2ψ exactly: that deviation does not vanish like η_c (fitted exponents
+    0.1–0.75 on seeds 0–7), because a coordinate that reaches zero inside a round is clipped there by
+    the client prox, so the server moves it by less than a proximal-gradient step would.
+    """
+    seeds = seeds_for(quick, seed, 3, 5)
+    insts = [quadratics(1.0, lam=0.05, assumption2=False, seed=s) for s in seeds]
     K, R, step = 5, 30 if quick else 100, 0.5
     xs = [1e-1, 1e-2, 1e-3]
     checks, measured, series = [], {}, []
+
+    def rel(a: np.ndarray, b: np.ndarray) -> float:
+        return float(np.linalg.norm(a - b) / np.linalg.norm(b))
+
     for fed, seq in (("fedmid", "pgm"), ("feddualavg", "dual-averaging")):
-        ref_tr = runs(seq, p, {"eta": step, "local_steps": K}, R, "exact", [seed], ref)[0]
-        devs = []
-        for x in xs:
-            eta_c = x / K
-            t = runs(
-                fed,
-                p,
-                {"eta_c": eta_c, "eta_s": step / (eta_c * K), "local_steps": K},
-                R,
-                "exact",
-                [seed],
-                ref,
-            )[0]
-            devs.append(float(np.linalg.norm(t.final_w - ref_tr.final_w) / np.linalg.norm(ref_tr.final_w)))
-        measured[fed] = {
-            "eta_c_K_L": xs,
-            "relative_deviation": devs,
-            "gap_sequential": float(ref_tr["gap"][-1]),
-        }
-        fit, v = judge.exponent(xs, np.array(devs), 1.0, "two-sided", seed, "η_cKL")
+        devs, dev2, gaps = np.empty((len(seeds), len(xs))), np.empty((len(seeds), len(xs))), []
+        for i, (q, ref) in enumerate(insts):
+            ref_tr = runs(seq, q, {"eta": step, "local_steps": K}, R, "exact", [seeds[i]], ref)[0]
+            gaps.append(float(ref_tr["gap"][-1]))
+            if fed == "fedmid":
+                q2 = replace(q, regularizer=L1(2 * q.regularizer.lam))
+                twice = runs(seq, q2, {"eta": step, "local_steps": K}, R, "exact", [seeds[i]], False)[0]
+            for j, x in enumerate(xs):
+                eta_c = x / K
+                hp = {"eta_c": eta_c, "eta_s": step / (eta_c * K), "local_steps": K}
+                t = runs(fed, q, hp, R, "exact", [seeds[i]], ref)[0]
+                devs[i, j] = rel(t.final_w, ref_tr.final_w)
+                if fed == "fedmid":
+                    dev2[i, j] = rel(t.final_w, twice.final_w)
+        measured[fed] = {"eta_c_K_L": xs, "relative_deviation": devs.tolist(), "gap_sequential": gaps}
+        fit, v = judge.exponent(xs, devs, 1.0, "two-sided", seed, "η_cKL")
         if fed == "fedmid":
-            p2 = replace(p, regularizer=L1(2 * p.regularizer.lam))
-            twice = runs(seq, p2, {"eta": step, "local_steps": K}, R, "exact", [seed], False)[0]
-            dev2 = float(np.linalg.norm(t.final_w - twice.final_w) / np.linalg.norm(twice.final_w))
-            measured[fed]["relative_deviation_from_pgm_on_F+2psi"] = dev2
+            measured[fed]["relative_deviation_from_pgm_on_F+2psi"] = dev2.tolist()
+            closer = float(np.max(dev2[:, 1:] / devs[:, 1:]))
             v = known_disagreement(
                 v, "printed FedMiD applies ψ twice per round (Alg. 2 lines 8 and 10)",
-                at_most(dev2, 1e-2 * devs[-1]),
-                f"at η_c K L = {xs[-1]:g} its iterate is {devs[-1]:.2g} from PGM on F + ψ and {dev2:.2g} "
-                "from PGM on F + 2ψ (rule: ≤ 1% of the former)")
+                at_most(closer, 1.0 / CLOSER),
+                f"at η_c K L ≤ {xs[1]:g} its iterate's distance to PGM on F + 2ψ is at most {closer:.2g}× "
+                f"its distance to PGM on F + ψ on instances {seeds} (rule ≤ 1/{CLOSER:g}; at η_c K L = "
+                f"{xs[-1]:g}: {', '.join(f'{d:.2g}' for d in dev2[:, -1])} against "
+                f"{', '.join(f'{d:.2g}' for d in devs[:, -1])})")
         checks.append(Verdict(v.status, f"{fed}: {v.rule}", v.reason, v.evidence))
         series.append(slope_series(fed, xs, devs, fit, 1.0))
     measured["plot"] = plot_spec("slope", "η_c K L", "relative deviation from the minibatch method", series)
     return Result(
         "fco-4.1-minibatch",
         THM_4_1.name,
-        f"quadratics ζ=1, λ=0.05, exact gradients, K={K}, R={R}, "
+        f"{len(seeds)} quadratics instances (seeds {seeds}) ζ=1, λ=0.05, exact gradients, K={K}, R={R}, "
         f"η_s η_c K = {step}; deviation of the final iterate from minibatch PGM (FedMiD) / dual "
         "averaging (FedDualAvg) with step η_s η_c K, vs η_c K L",
         measured,

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from fcocheck.rates.fit import SlopeFit, loglog_slope
-from fcocheck.rates.oc import bounded_ratio
+from fcocheck.rates.oc import LEVEL, MIN_POINTS, bounded_ratio, resolved_prefix
 from fcocheck.rates.power import (
     Violation,
     ablation,
@@ -24,6 +24,7 @@ from fcocheck.rates.power import (
 from fcocheck.rates.threshold import above, at_most
 from fcocheck.rates.verdict import (
     CONSISTENT,
+    INCONCLUSIVE,
     INCONSISTENT,
     Verdict,
     exponent_verdict,
@@ -46,7 +47,8 @@ def exponent(x: Sequence[float], Y: np.ndarray, predicted: float, sense: str = "
 
 
 def bound(x: Sequence[float], rate: Sequence[float], Y: np.ndarray, seed: int = 0,
-          label: str = "x", deterministic: bool = False, noise: float | None = None) -> Verdict:
+          label: str = "x", deterministic: bool = False, noise: float | None = None,
+          level: float = LEVEL) -> Verdict:
     """Y ≲ rate along x, x growing into the theorem's regime (``rates.oc.bounded_ratio``).
 
     Its size and power are measured at this design.  It replaces the one-constant rule, which rejected
@@ -54,7 +56,66 @@ def bound(x: Sequence[float], rate: Sequence[float], Y: np.ndarray, seed: int = 
     """
     return bounded_ratio(np.asarray(x, dtype=float), np.asarray(rate, dtype=float),
                          np.asarray(Y, dtype=float), seed=seed, label=label, deterministic=deterministic,
-                         noise=noise)
+                         noise=noise, level=level)
+
+
+def bound_instances(x: Sequence[float], rates: np.ndarray, Y: np.ndarray, seed: int = 0,
+                    label: str = "x", floor: np.ndarray | None = None) -> Verdict:
+    """Y ≲ rate along x on several instances of a class, each judged against its own bound.
+
+    How two instances' curves differ in shape is not noise but two experiments.  ``Y`` is instances ×
+    points (exact gradients: each row deterministic) or instances × repetitions × points (a noisy
+    oracle: each instance's noise is its repetitions' spread).  Each instance is judged on its own by
+    the bounded-ratio rule (its own ratio y_i/b_i) on the points it resolves (``floor``, instances ×
+    points: each measurement's resolution; ``rates.oc.resolved_prefix``); the claim is inconsistent if
+    it is on any instance, consistent if it is on every instance that resolves ≥ ``MIN_POINTS`` points.
+    Each instance's test takes 1/S of the claim's false-alarm budget (critical quantile
+    1 − (1 − ``LEVEL``)/S), so the claim's size is at most the sum of the instances' (a union bound,
+    reported measured); power against each violation: the least over the instances.
+    """
+    B = np.atleast_2d(np.asarray(rates, dtype=float))
+    Ya = np.asarray(Y, dtype=float)
+    exact = Ya.ndim <= 2
+    Yr = np.atleast_2d(Ya)[:, None, :] if exact else Ya
+    F = np.zeros(Yr[:, 0].shape) if floor is None else np.atleast_2d(np.asarray(floor, dtype=float))
+    xa = np.asarray(x, dtype=float)
+    verdicts, skipped = [], []
+    level = 1.0 - (1.0 - LEVEL) / Yr.shape[0]
+    for i in range(Yr.shape[0]):
+        k = resolved_prefix(Yr[i], np.broadcast_to(F[i], Yr[i].shape))
+        if k < MIN_POINTS:
+            skipped.append(i)
+            continue
+        verdicts.append((i, k, bound(xa[:k], B[i, :k], Yr[i][:, :k], seed, label, deterministic=exact,
+                                     level=level)))
+    rule = f"bounded ratio along {label} on each of {Yr.shape[0]} instances (calibrated)"
+    if not verdicts:
+        return Verdict(INCONCLUSIVE, "resolution", f"no instance resolves {MIN_POINTS} points along {label} "
+                       "(within its reference's resolution, or not positive)", {"skipped": skipped})
+    ocs = [v.evidence.get("oc") for _, _, v in verdicts if v.evidence.get("oc")]
+    size = float(sum(o["size"] for o in ocs))
+    power = {k: min(o["power"][k] for o in ocs) for k in (ocs[0]["power"] if ocs else {})}
+    ev = {"instances": [{"row": i, "points": k, "status": v.status, "reason": v.reason,
+                         **{key: v.evidence.get(key) for key in ("tail_slope", "critical", "C")}}
+                        for i, k, v in verdicts],
+          "skipped": skipped, "C": max(v.evidence.get("C", 0.0) for _, _, v in verdicts),
+          "oc": {"size": size, "power": power, "reps": ocs[0]["reps"] if ocs else 0},
+          "power": {"rejects": [k for k, p in power.items() if p >= 0.95],
+                    "misses": {k: f"{p:.0%}" for k, p in power.items() if p < 0.95}}}
+    note = f"; instances {skipped} resolve < {MIN_POINTS} points (not judged)" if skipped else ""
+    head = f"size ≤ {size:.1%} (sum over instances)"
+    bad = [(i, v) for i, _, v in verdicts if v.status == INCONSISTENT]
+    if bad:
+        i, v = bad[0]
+        return Verdict(INCONSISTENT, rule, f"{v.reason} (instance {i} of {Yr.shape[0]}){note}", ev)
+    weak = [(i, v) for i, _, v in verdicts if v.status != CONSISTENT]
+    if weak:
+        i, v = weak[0]
+        return Verdict(v.status, rule, f"{v.reason} (instance {i} of {Yr.shape[0]}){note}", ev)
+    slopes = ", ".join(f"{v.evidence['tail_slope']:.3g}" for _, _, v in verdicts)
+    return Verdict(CONSISTENT, rule, f"the ratio stops growing on every instance (tail slopes {slopes}; "
+                   f"critical {max(v.evidence['critical'] for _, _, v in verdicts):.3g}); {head}; power "
+                   + ", ".join(f"{k} {p:.0%}" for k, p in power.items()) + note, ev)
 
 
 def linear(Y: np.ndarray, start: int, stop: int, seed: int = 0) -> Verdict:
