@@ -1,6 +1,6 @@
 """Verdicts: ``consistent``, ``inconsistent`` or ``inconclusive``, each with its rule and numbers.
 
-The numeric rules (δ = ``DELTA``, w = ``MAX_WIDTH``; [lo, hi] is the fit's 95% bootstrap interval):
+The numeric rules (δ = ``DELTA``, w = ``MAX_WIDTH``; [lo, hi] is the fit's 98% interval (``rates.fit``)):
 
 * **exponent, two-sided** (a Θ-claim: "slope 2"): inconsistent if the interval ± δ excludes p,
   however wide it is (a flat curve whose interval excludes p is inconsistent, not "no trend");
@@ -72,7 +72,7 @@ class Verdict:
 
 def _unresolved(fit: SlopeFit, p: float, max_width: float) -> str | None:
     if above(fit.hi - fit.lo, max_width):
-        return f"95% CI [{fit.lo:.3g}, {fit.hi:.3g}] is wider than {max_width}: the sweep cannot resolve it"
+        return f"98% CI [{fit.lo:.3g}, {fit.hi:.3g}] is wider than {max_width}: the sweep cannot resolve it"
     return None
 
 

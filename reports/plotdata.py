@@ -1,7 +1,7 @@
 """Plot builders: stored results → plain data (median and quantile bands, fitted and predicted lines).
 
 Plot builders: from stored results to plain data — median and quantile band over seeds, fitted and
-predicted lines — with no drawing (DESIGN 10; ``reports.draw`` draws). Every builder returns a
+predicted lines — with no drawing (``reports.draw`` draws). Every builder returns a
 ``Figure``: panels of lines, each line with its x, median and band; the drawing module only maps these to
 matplotlib calls.
 """
@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from fcocheck.rates.fit import LEVEL
 
 QUANTILES = (0.1, 0.9)
 
@@ -63,8 +65,8 @@ def _caption(result: dict[str, Any], spec: dict[str, Any]) -> str:
         if fit:
             lo, hi = fit["ci"]
             text += (
-                f"; the fitted slope {fit['slope']:.3g}, 95% CI [{lo:.3g}, {hi:.3g}], over the fitted "
-                "range (dashed)"
+                f"; the fitted slope {fit['slope']:.3g}, {LEVEL:.0%} interval [{lo:.3g}, {hi:.3g}], over the "
+                "fitted range (dashed)"
             )
         if s.get("predicted") is not None:
             text += f"; the theorem's slope {s['predicted']:g} through the fit's midpoint (dotted)"

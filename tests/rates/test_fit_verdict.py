@@ -81,9 +81,9 @@ def test_bad_input_named():
         loglog_slope(X, -np.ones(8))
 
 
-def test_vectorised_bootstrap_slopes_equal_per_resample_least_squares():
-    """The closed-form slopes of every resample equal numpy's lstsq on the same resample (1e-12),
-    and a resample whose x does not vary is NaN (dropped), as before."""
+def test_closed_form_slopes_equal_per_row_least_squares():
+    """The closed-form slopes of every row (here random resamples) equal numpy's lstsq on the same row
+    (1e-12), and a row whose x does not vary is NaN."""
     from fcocheck.rates.fit import _line, _slopes
 
     rng = np.random.default_rng(7)
