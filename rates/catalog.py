@@ -1,7 +1,7 @@
-"""The theorems of the source papers as ``Theorem`` values (SPEC §4 and §6).
+"""The theorems of the source papers as ``Theorem`` values.
 
-FCO = Yuan, Zaheer, Reddi, ICML 2021 (seeds 000–002); FedCanon = Zhou et al. (seed 003);
-FO16 = Konečný et al. 2016 (seed 004).
+FCO = Yuan, Zaheer, Reddi, ICML 2021 (FCO); FedCanon = Zhou et al. (FedCanon);
+FO16 = Konečný et al. 2016 (FO16).
 """
 
 from __future__ import annotations
@@ -177,7 +177,7 @@ _c1 = free_constants("C", 3)
 FEDCANON_1 = Theorem(
     name="fedcanon-1",
     title="FedCanon, general non-convex: O(1/T) to a floor set by σ²/b and λB_r",
-    citation="FedCanon Thm 1, eq. (11) (constants lost in extraction; structure per SPEC §4)",
+    citation="FedCanon Thm 1, eq. (11) (constants lost in extraction; structure only)",
     lhs=r"\frac{1}{T}\sum_{t<T}\mathbb{E}\|\mathcal{G}(x^t)\|^2",
     relation="structure",
     terms=(

@@ -1,4 +1,4 @@
-"""The symbolic checks of the papers' algebra, gathered for ``fcocheck theorems`` (SPEC §6).
+"""The symbolic checks of the papers' algebra, gathered for ``fcocheck theorems``.
 
 * tuning: Thms 4.2/4.3 — balance points, the constants between the tuned bound and the published rate
   (symbolic), and the numeric ratio min_η bound / rate over 12 orders of magnitude;

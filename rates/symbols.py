@@ -1,10 +1,10 @@
 """The symbols every theorem shares (all positive reals, so sympy can simplify powers).
 
-Names follow SPEC §6: ``L`` smoothness, ``B = D_h(w*, w0)``, ``sigma`` the oracle's standard
+Names: ``L`` smoothness, ``B = D_h(w*, w0)``, ``sigma`` the oracle's standard
 deviation (Assumption 1(d)), ``G`` the gradient bound, ``zeta`` the heterogeneity, ``M`` clients,
 ``K`` local steps, ``R`` rounds, ``eta_c``/``eta_s`` client/server steps; FedCanon's ``T``
 rounds, ``b`` batch, ``lam`` the regulariser's scale, ``B_r`` its subgradient bound, ``mu_pl``
-the proximal-PL constant, ``eta_g`` the global step, ``Delta0 = Φ(x⁰) − Φ_inf``; seed 004's
+the proximal-PL constant, ``eta_g`` the global step, ``Delta0 = Φ(x⁰) − Φ_inf``; FO16's
 ``m`` inner steps, ``h`` step and ``mu`` strong convexity.
 """
 

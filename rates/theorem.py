@@ -4,8 +4,8 @@ The relation says how the bound is meant:
 
 * ``lesssim`` — an upper bound up to an absolute constant (the papers' ≲); the toolkit fits it;
 * ``leq`` — an inequality as printed, constant 1 (Lemma 4.4 in the slides);
-* ``asymp`` — the rate itself up to constants (Θ, seed 004 eq. 5);
-* ``structure`` — only the shape is known (FedCanon: constants lost in extraction, SPEC §4);
+* ``asymp`` — the rate itself up to constants (Θ, FO16 eq. 5);
+* ``structure`` — only the shape is known (FedCanon: constants lost in extraction);
   the unknowns are the non-negative symbols in ``constants``;
 * ``eq`` — an exact identity (eq. 4.5).
 """

@@ -66,7 +66,7 @@ def render(res: Conformance) -> str:
     head = f"  {'algorithm':<19} {'invariants':<12} " + " ".join(f"{p:<22}" for p in PROPERTIES)
     lines += [
         "",
-        f"PROPERTIES (seed 004 §3.1; A: drift ≤ {TOL_A:g} over {R_A} rounds; B–D: relative gap ≤ "
+        f"PROPERTIES (FO16 §3.1; A: drift ≤ {TOL_A:g} over {R_A} rounds; B–D: relative gap ≤ "
         f"{TOL_O1:g} within {R_O1} rounds; =claim / ≠CLAIM: against verify.claims)",
         head,
     ]

@@ -23,6 +23,19 @@ from fcocheck.verify.sweep.validate import check_configs
 MAX_BUDGET = 100_000
 
 
+def summary_line(s: dict[str, Any], seconds: float) -> str:
+    """The report's last line in words: ``10 theorems: 8 consistent, 1 inconclusive; … in 104.6 s``."""
+
+    def part(name: str, counts: dict[str, int]) -> str:
+        total = sum(counts.values())
+        inner = ", ".join(f"{n} {status}" for status, n in counts.items() if n)
+        return f"{total} {name}" + (f": {inner}" if inner else "")
+
+    parts = [part("theorems", s["theorems"]), part("experiments", s["experiments"]),
+             part("invariants", s["invariants"]), part("reproductions", s["reproductions"])]
+    return "; ".join(parts) + f" — in {float(seconds):.1f} s"
+
+
 def budget_check(budget: str | None) -> str | int | None:
     """``--budget``: quick | full | thorough, or a number of cases 1..100000."""
     from fcocheck.verify.search import BUDGETS
@@ -95,10 +108,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     html, md = render_html(report, out), render_md(report, out)
     s = report.summary()
     print(f"wrote {html} and {md} ({len(list((out / 'figures').glob('*.png')))} figures as PNG and SVG)")
-    print(
-        f"theorems {s['theorems']}; experiments {s['experiments']}; invariants {s['invariants']}; "
-        f"reproductions {s['reproductions']}; {report.provenance['wall_seconds']} s"
-    )
+    print(summary_line(s, report.provenance["wall_seconds"]))
     failed = len(report.errors) + sum(1 for b in report.reproductions if b.rep.status == "error")
     if failed:
         print(f"fcocheck: {failed} part(s) of the report could not be computed (see the report)",

@@ -1,4 +1,4 @@
-"""The composite map ∇(h + tψ)*(z) = argmin_w { −⟨z, w⟩ + tψ(w) + h(w) }  (FCO §2.1, SPEC 2.3).
+"""The composite map ∇(h + tψ)*(z) = argmin_w { −⟨z, w⟩ + tψ(w) + h(w) }  (FCO §2.1).
 
 Every algorithm of the FCO family goes through ``composite_map``; the (h, ψ) pairs with a
 closed form are dispatched here, in one place, and every other pair is refused with

@@ -1,4 +1,4 @@
-"""Problem constants of SPEC 1: L, μ, ζ, G and B = D_h(w*, w0), each labelled by how it is known.
+"""Problem constants: L, μ, ζ, G and B = D_h(w*, w0), each labelled by how it is known.
 
 * ``L``: sup‖∇²F‖₂ (exact for quadratic-type losses, a curvature bound for GLMs); also
   ``L_clients`` = max_m L_m and ``L_sample`` = max_i L of a single sample (Assumption 1(c)).

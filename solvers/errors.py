@@ -1,4 +1,4 @@
-"""Exception types: one per kind of bad input (DESIGN 12).
+"""Exception types: one per kind of bad input.
 
 Every message names the offending value and the rule it breaks.  The CLI prints the
 message (never a traceback) and exits with status 2.

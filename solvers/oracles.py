@@ -1,4 +1,4 @@
-"""Stochastic gradient oracles ∇f(w; ξ) (SPEC 1), all driven by a numpy Generator.
+"""Stochastic gradient oracles ∇f(w; ξ), all driven by a numpy Generator.
 
 * ``exact``          ∇F_m(w) (σ = 0).
 * ``gaussian:σ``     ∇F_m(w) + N(0, σ²/dim · I): E‖noise‖₂² = σ² exactly (Assumption 1(d)).

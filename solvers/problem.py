@@ -1,4 +1,4 @@
-"""The FCO problem  min_w Φ(w) = Σ_m p_m F_m(w) + ψ(w)  (SPEC 1).
+"""The FCO problem  min_w Φ(w) = Σ_m p_m F_m(w) + ψ(w) .
 
 A ``Problem`` is immutable data: per-client samples (or per-client quadratics), a loss name,
 ψ and h on the model coordinates, client weights p_m, an optional unpenalised intercept and
@@ -310,6 +310,6 @@ def uniform_weights(M: int) -> Array:
 
 
 def sample_weights(n: Array) -> Array:
-    """p_m = n_m / n (seed 004 eq. 8)."""
+    """p_m = n_m / n (FO16 eq. 8)."""
     n = np.asarray(n, dtype=float)
     return n / n.sum()

@@ -1,8 +1,11 @@
-"""One progress bar for runs and sweeps: tqdm on a terminal, nothing otherwise.
+"""One progress display for runs and sweeps: tqdm on a terminal, plain lines in a log.
 
-Drawn on stderr only when it is a terminal and ``CI`` is not set (never in pipes, logs or CI);
-the sweep bar carries ``ran / reused / failed`` counts and tqdm's own rate and ETA (reused runs
-are the bar's initial count, so they do not inflate the rate).
+On stderr.  On a terminal (and ``CI`` unset) a tqdm bar with ``ran / reused / failed`` counts and
+tqdm's rate and ETA (reused runs are the bar's initial count, so they do not inflate the rate).
+Elsewhere (a pipe, a log file, CI) a display created with ``lines=True`` prints a plain line —
+``label: done/total unit, ran / reused / failed, elapsed`` — at most every ``LINE_EVERY`` seconds and
+when it finishes, so ``scripts/main.sh > log 2>&1`` shows how far a long job is; ``enabled=False``
+(``--no-progress``) silences both.
 """
 
 from __future__ import annotations
@@ -10,7 +13,11 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import time
 from typing import Any
+
+#: Seconds between two plain progress lines (a log, not a terminal).
+LINE_EVERY = 10.0
 
 
 def interactive() -> bool:
@@ -22,9 +29,14 @@ class Progress:
     """A tqdm bar when enabled and interactive; every method is a no-op otherwise."""
 
     def __init__(self, total: int, label: str, enabled: bool | None = None, initial: int = 0,
-                 unit: str = "it") -> None:
+                 unit: str = "it", lines: bool = False) -> None:
         self.total, self.ran, self.failed, self.reused = total, 0, 0, initial
+        self.label, self.unit = label, unit
         self._bar: Any = None
+        self._lines = lines and enabled is not False and not interactive() and total > initial
+        self._start = self._last = time.monotonic()
+        if self._lines:
+            self._line()
         if (interactive() if enabled is None else enabled and interactive()) and total > 0:
             from tqdm import tqdm
 
@@ -39,10 +51,20 @@ class Progress:
             if note:
                 self._bar.set_postfix_str(note, refresh=False)
 
+    def _line(self) -> None:
+        done = self.reused + self.ran
+        elapsed = time.monotonic() - self._start
+        print(f"{self.label}: {done}/{self.total} {self.unit}s (ran {self.ran}, reused {self.reused}, "
+              f"failed {self.failed}), elapsed {elapsed:.0f} s", file=sys.stderr, flush=True)
+        self._last = time.monotonic()
+
     def step(self, failed: bool = False) -> None:
         """One more item finished (``failed`` counts it as a failure)."""
         self.ran += 1
         self.failed += int(failed)
+        if self._lines and (time.monotonic() - self._last >= LINE_EVERY
+                            or self.reused + self.ran == self.total):
+            self._line()
         if self._bar is not None:
             counts = f"ran {self.ran} reused {self.reused} failed {self.failed}"
             self._bar.set_postfix_str(counts, refresh=False)

@@ -104,7 +104,7 @@ def global_smoothness(problem: Problem) -> float:
     return _GLOBAL_L[problem]
 
 
-#: L per problem object; problems are immutable by convention (DESIGN 2), so L never goes stale
+#: L per problem object; problems are immutable by convention, so L never goes stale
 _GLOBAL_L: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 

@@ -5,7 +5,7 @@ An ``InstanceSpec`` is a handful of integers and floats (what Hypothesis draws a
 ``default_rng(spec.data_seed)``, so a saved spec reproduces its instance bit for bit.
 
 Loss: least squares ½(xᵀw − y)² (no intercept, a GLM, so every algorithm of the registry can
-run on it, seed-004 methods included), uniform weights 1/M, Euclidean h.  Layouts (seed 004 §3.1):
+run on it, seed-004 methods included), uniform weights 1/M, Euclidean h.  Layouts (FO16 §3.1):
 
 * ``general``   client m: X_m = N(0, 1) + het·s_m (a per-client feature shift),
                 y_m = X_m(w₀ + het·u_m) + 0.1·noise — heterogeneity grows with ``het``;

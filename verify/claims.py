@@ -1,4 +1,4 @@
-"""What the papers claim about properties (A)–(D) of seed 004 §3.1, method by method.
+"""What the papers claim about properties (A)–(D) of FO16 §3.1, method by method.
 
 A ``Claim`` is the expected outcome of one cell of the conformance matrix, with its source and
 the conditions under which the source makes it (hyper-parameters it fixes, the ψ it covers).
@@ -51,7 +51,7 @@ class Claim:
     psi: tuple[str, ...] | None = None
 
     def describe(self) -> str:
-        """``holds (seed 004 §3.4; mu=0, eta=1)``."""
+        """``holds (FO16 §3.4; mu=0, eta=1)``."""
         cond = [f"{k}={v}" for k, v in self.hp.items()] + ([f"ψ ∈ {list(self.psi)}"] if self.psi else [])
         return f"{self.expect} ({self.source}" + (f"; {', '.join(cond)})" if cond else ")")
 
@@ -74,38 +74,38 @@ _FIXED_POINT_VR = "derived: the variance-reduced direction ∇f_i(w*) − ∇f_i
 _FIXED_POINT_PG = "derived: w* = prox_{ηψ}(w* − η∇F(w*)) is the optimality condition"
 
 CLAIMS: dict[tuple[str, str], Claim] = {
-    # seed 004 §3.4: "for any choice of μ and η, DANE also achieves property (A)"; (D) at μ = 0, η = 1;
+    # FO16 §3.4: "for any choice of μ and η, DANE also achieves property (A)"; (D) at μ = 0, η = 1;
     # "DANE does not achieve ... (B) and (C)"
-    ("dane", "A"): Claim("holds", "seed 004 §3.4"),
-    ("dane", "B"): Claim("fails", "seed 004 §3.4"),
-    ("dane", "C"): Claim("fails", "seed 004 §3.4"),
-    ("dane", "D"): Claim("holds", "seed 004 §3.4", {"mu": 0.0, "eta": 1.0, "local_solver": "exact"},
+    ("dane", "A"): Claim("holds", "FO16 §3.4"),
+    ("dane", "B"): Claim("fails", "FO16 §3.4"),
+    ("dane", "C"): Claim("fails", "FO16 §3.4"),
+    ("dane", "D"): Claim("holds", "FO16 §3.4", {"mu": 0.0, "eta": 1.0, "local_solver": "exact"},
                          psi=("zero", "l2sq")),
-    # seed 004 §3.4: one-shot averaging cannot work unless the local functions are all the same
-    ("one-shot", "A"): Claim("fails", "seed 004 §3.4"),
-    ("one-shot", "D"): Claim("holds", "seed 004 §3.4 (each node minimises F_k)", {"local_solver": "exact"},
+    # FO16 §3.4: one-shot averaging cannot work unless the local functions are all the same
+    ("one-shot", "A"): Claim("fails", "FO16 §3.4"),
+    ("one-shot", "D"): Claim("holds", "FO16 §3.4 (each node minimises F_k)", {"local_solver": "exact"},
                              psi=("zero", "l2sq")),
-    # seed 004 §2.1: SGD with a constant step only reaches a neighbourhood
-    ("sgd", "A"): Claim("fails", "seed 004 §2.1"),
-    **{(n, "A"): Claim("holds", f"seed 004 {alg}; {_FIXED_POINT_VR}")
+    # FO16 §2.1: SGD with a constant step only reaches a neighbourhood
+    ("sgd", "A"): Claim("fails", "FO16 §2.1"),
+    **{(n, "A"): Claim("holds", f"FO16 {alg}; {_FIXED_POINT_VR}")
        for n, alg in (("svrg", "Alg. 1"), ("naive-fsvrg", "Alg. 3"), ("fsvrg", "Alg. 4"))},
     **{(n, "A"): Claim("holds", f"FCO §3.1 (sequential baselines); {_FIXED_POINT_PG}")
        for n in ("gd", "pgm", "centralized", "mirror-descent", "dual-averaging")},
-    # seed 003 §I/§III: control variates correct client drift; with ψ = 0 FedCanon is SCAFFOLD and
+    # FedCanon §I/§III: control variates correct client drift; with ψ = 0 FedCanon is SCAFFOLD and
     # its Thm 1 floor (σ² and ψ's subgradient bound) vanishes under exact gradients
-    ("scaffold", "A"): Claim("holds", "seed 003 §I (control variates); BASELINES.md"),
-    ("fedcanon", "A"): Claim("holds", "seed 003 Thm 1, floor zero at σ = 0, ψ = 0", psi=("zero",)),
-    ("fedcanon2", "A"): Claim("holds", "seed 003 Alg. 2 = FedCanon", psi=("zero",)),
-    # seed 003 §I: primal–dual methods solve the composite problem exactly (fixed points = solutions)
-    ("feddr", "A"): Claim("holds", "seed 003 §I; BASELINES.md (Douglas–Rachford fixed points)"),
-    ("fedadmm", "A"): Claim("holds", "seed 003 §I; BASELINES.md (= FedDR, α = 1)"),
-    # BASELINES.md: ProxSkip/Scaffnew converge linearly to x* (Mishchenko et al. 2022 Thm 3.6);
+    ("scaffold", "A"): Claim("holds", "FedCanon §I (control variates); docs/baselines.md"),
+    ("fedcanon", "A"): Claim("holds", "FedCanon Thm 1, floor zero at σ = 0, ψ = 0", psi=("zero",)),
+    ("fedcanon2", "A"): Claim("holds", "FedCanon Alg. 2 = FedCanon", psi=("zero",)),
+    # FedCanon §I: primal–dual methods solve the composite problem exactly (fixed points = solutions)
+    ("feddr", "A"): Claim("holds", "FedCanon §I; docs/baselines.md (Douglas–Rachford fixed points)"),
+    ("fedadmm", "A"): Claim("holds", "FedCanon §I; docs/baselines.md (= FedDR, α = 1)"),
+    # docs/baselines.md: ProxSkip/Scaffnew converge linearly to x* (Mishchenko et al. 2022 Thm 3.6);
     # ZA1 corrects drift with the (t+1)η client prox weight "the algebraically consistent choice"
-    ("proxskip", "A"): Claim("holds", "BASELINES.md (ProxSkip: linear convergence to x*)"),
-    ("scaffnew", "A"): Claim("holds", "BASELINES.md (Scaffnew: linear convergence to x*)"),
-    ("za1", "A"): Claim("holds", "BASELINES.md (ZA1: drift correction, (t+1)η prox weight)"),
-    # seed 003 §I: client drift under heterogeneity (FedAvg-type local steps); FCO Thm 4.3's ζ-term
-    **{(n, "A"): Claim("fails", "seed 003 §I (client drift); FCO Thm 4.3 ζ-term")
+    ("proxskip", "A"): Claim("holds", "docs/baselines.md (ProxSkip: linear convergence to x*)"),
+    ("scaffnew", "A"): Claim("holds", "docs/baselines.md (Scaffnew: linear convergence to x*)"),
+    ("za1", "A"): Claim("holds", "docs/baselines.md (ZA1: drift correction, (t+1)η prox weight)"),
+    # FedCanon §I: client drift under heterogeneity (FedAvg-type local steps); FCO Thm 4.3's ζ-term
+    **{(n, "A"): Claim("fails", "FedCanon §I (client drift); FCO Thm 4.3 ζ-term")
        for n in ("feddualavg", "feddualavg-osp")},
 }
 

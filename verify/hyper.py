@@ -4,7 +4,7 @@ Step sizes are drawn as a factor times 1/L_max (L_max = max(L, max_m L_m): local
 stable on every client; 1/L_sample for methods stepping on single data points), so they are
 inside each method's stability region whatever the instance; the
 conventional value comes first in every ``sampled_from`` and counts shrink towards 1, so a
-counterexample shrinks to the simplest hyper-parameters that still fail (DESIGN 11).
+counterexample shrinks to the simplest hyper-parameters that still fail.
 
 ``HYPER[name](L_max, L_sample)`` returns the strategy of a hand-written registry entry; a method card's
 strategy is derived from its parameters' grids (``card_strategy``), and a user's ``register``-ed

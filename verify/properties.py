@@ -1,4 +1,4 @@
-"""The desirable properties of seed 004 §3.1 as checks on one (instance, hyper-parameter) case.
+"""The desirable properties of FO16 §3.1 as checks on one (instance, hyper-parameter) case.
 
 * (A) fixed-point stability — started at the certified optimum w* with the state consistent
   with it (``verify.optimum.state_at_optimum``), exact gradients: the drift

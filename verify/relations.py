@@ -2,7 +2,7 @@
 
 Each relation runs the algorithm twice on two presentations of **one** optimisation problem and
 compares the server iterates (exact gradients, full participation, relative tolerance
-``IDENTITY_TOL``).  The instance has clients of unequal sizes weighted p_m = n_m/n (seed 004 eq. 8),
+``IDENTITY_TOL``).  The instance has clients of unequal sizes weighted p_m = n_m/n (FO16 eq. 8),
 so a method that weighs clients uniformly changes the problem when a client is split:
 
 * ``client-permutation``: reordering the clients (data and weights together) changes nothing;
@@ -125,7 +125,7 @@ def zero_weight_client(alg: Any, case: Case) -> Evidence:
     p = weighted(build(case.spec))
     hp = dict(case.hp)
     if "sigma" in {f.name for f in dataclasses.fields(alg.hyper)} and not hp.get("sigma"):
-        hp["sigma"] = float(p.M)  # seed 004's default σ = K counts the nodes: keep the original K
+        hp["sigma"] = float(p.M)  # FO16's default σ = K counts the nodes: keep the original K
     return same_iterates(
         "zero-weight-client",
         _run(alg, p, hp),

@@ -1,4 +1,4 @@
-"""Hypothesis strategies (DESIGN 11): instances, (instance, hyper-parameter) cases, oracles.
+"""Hypothesis strategies: instances, (instance, hyper-parameter) cases, oracles.
 
 Dependent values are drawn together: the data shape guarantees a unique minimiser (at least
 ``dim`` informative rows), the step sizes are drawn as factors of the drawn instance's L, and
@@ -141,7 +141,7 @@ def vectors(d: int) -> st.SearchStrategy:
 
 @st.composite
 def convex_regularizers(draw, d: int) -> reg.Regularizer:
-    """Every convex regulariser of SPEC 2.1 on vectors of length d (d even for nuclear)."""
+    """Every convex regulariser of ``solvers.regularizers`` on vectors of length d (d even for nuclear)."""
     kind = draw(
         st.sampled_from(
             [

@@ -138,6 +138,6 @@ def run_reproductions(session: Session, studies: list[Study], quick: bool, seed:
             results[study.name] = study.run(session, quick, seed, inputs)
         except KeyboardInterrupt:
             raise
-        except Exception as exc:  # DESIGN 12: a failing study is reported
+        except Exception as exc:  # a failing study is reported, not raised
             results[study.name] = on_error(study.name, f"{type(exc).__name__}: {exc}")
     return results

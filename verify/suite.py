@@ -4,7 +4,7 @@
 hold (the contract, the equivalence the algorithm claims, the identities it logs, the
 properties it ``expects``); the others are reported.
 
-Contract (DESIGN 7): finite and shape-stable; bit-deterministic for a seed; converges on a small
+Contract: finite and shape-stable; bit-deterministic for a seed; converges on a small
 well-conditioned convex instance with its simplest hyper-parameters (relative gap ≤ 1e-6 in
 R_CONVERGE rounds, exact gradients).  Logged identities: any of ``control_sum``,
 ``control_gap``, ``g_sum`` the algorithm logs must stay ≤ 1e-11·scale.  Equivalence: with

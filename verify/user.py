@@ -9,7 +9,7 @@ or, in a test module (the ``pytest11`` plugin ``verify.pytest_plugin`` collects 
 
     fcocheck_algorithms = [alg]
 
-The functions follow the registry's contract (DESIGN 1): ``init(problem, hp, w0, rng) -> State``
+The functions follow the registry's contract: ``init(problem, hp, w0, rng) -> State``
 (a NamedTuple with field ``w``) and ``round(state, hp, env, rng, clients) -> (State, RoundLog)``.
 """
 

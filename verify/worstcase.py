@@ -28,7 +28,7 @@ NOT_EXPRESSED = {
     "distributions (expectations of Gram matrices), not written for federated methods",
     "non-Euclidean h": "the composite map ∇(h + tψ)* for a general 1-strongly convex h needs a Bregman "
     "proximal step per client step; written only for Euclidean h",
-    "fedcanon-1, fedcanon-2": "their constants were lost in extraction (SPEC §4) and the measure is "
+    "fedcanon-1, fedcanon-2": "their constants were lost in extraction and the measure is "
     "non-convex stationarity; FedCanon's worst case over the convex class is computed as an algorithm",
     "svrg-5": "a Θ statement over random inner sampling; PEPit computes deterministic worst cases",
     "fco-eq-4.5": "an identity, checked exactly by the invariants; nothing to bound",

@@ -1,7 +1,7 @@
 """The methods of the source papers written as PEPit programs (Euclidean h, exact gradients).
 
 Each program runs on a declared ``Setting`` and returns a ``Program``: the point whose quality is
-measured and, for the dual methods, the dual states needed by Lemma 4.4/4.5.  Notation of SPEC §3:
+measured and, for the dual methods, the dual states needed by Lemma 4.4/4.5.  Notation:
 round r < R, local step k < K, client m; ``prox(z, t)`` is ∇(h + tψ)*(z).
 
 Outputs (what ``value`` measures):
@@ -142,7 +142,7 @@ def scaffold(s: Setting, spec: PepSpec) -> Program:
 
 
 def fedcanon(s: Setting, spec: PepSpec) -> Program:
-    """FedCanon (seed 003, eqs. 7a–7f): corrected local steps, one server prox with η_g = ``eta_s``."""
+    """FedCanon (eqs. 7a–7f): corrected local steps, one server prox with η_g = ``eta_s``."""
     eta, M, K = spec.eta, spec.M, spec.K
     x, ci, iterates = s.w0, [None] * M, []
     for _ in range(spec.R):
@@ -170,7 +170,7 @@ METHODS: dict[str, PepMethod] = {
         PepMethod("feddualavg", "FCO Alg. 3, ŵ of eq. (4.2)", _dual(False), dual=True),
         PepMethod("feddualavg-osp", "FCO §5 (clients without ψ)", _dual(True), dual=True),
         PepMethod("scaffold", "Karimireddy et al. 2020, Alg. 1 (option II)", scaffold, smooth_only=True),
-        PepMethod("fedcanon", "FedCanon (seed 003) eqs. (7a)–(7f)", fedcanon),
+        PepMethod("fedcanon", "FedCanon eqs. (7a)–(7f)", fedcanon),
     )
 }
 

@@ -122,7 +122,7 @@ def _solve(s: Setting, spec: PepSpec, t0: float, low_rank: bool = False) -> Wors
             with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
                 warnings.simplefilter("ignore")
                 value = s.pep.solve(wrapper="cvxpy", solver=name, verbose=0, **options)
-        except Exception as exc:  # a solver failure is a result (DESIGN 12), the next solver is tried
+        except Exception as exc:  # a solver failure is a result, the next solver is tried
             errors.append(f"{name}: {type(exc).__name__}: {exc}")
             continue
         status = str(s.pep.wrapper.prob.status)

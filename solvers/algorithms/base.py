@@ -1,4 +1,4 @@
-"""The algorithm contract (DESIGN 1–4): hyper-parameters, environment, round log, registry entry.
+"""The algorithm contract: hyper-parameters, environment, round log, registry entry.
 
 An algorithm is a pair of pure functions over a typed, immutable state:
 
@@ -54,7 +54,7 @@ class Counts:
 
     Attributes:
         grad: stochastic-gradient queries (one per client per query point).
-        sample_grad: single-sample gradients ∇f_i (seed 004 methods: SVRG, FSVRG, SGD);
+        sample_grad: single-sample gradients ∇f_i (FO16 methods: SVRG, FSVRG, SGD);
             a full pass over n samples counts n.
         subgrad: subgradient evaluations of ψ on clients (FedAvg(∂)).
         prox_client: client-side evaluations of a map involving ψ (∇(h + tψ)* or prox).
@@ -151,7 +151,7 @@ class Algorithm:
             avg ∘ prox ≠ prox ∘ avg; not FedDR/FedADMM or one-shot: local subproblems).
         client_randomness: the rounds draw client-indexed randomness beyond the oracle (FSVRG's
             per-client permutations), so reordering the clients reorders the draws.
-        counts_nodes: the update uses the number of nodes K itself (seed 004 App. A's Primal
+        counts_nodes: the update uses the number of nodes K itself (FO16 App. A's Primal
             Method: η = K/σ), so a node of weight 0 still changes it.
         card: the ``solvers.card.Card`` the entry was derived from (None for a hand-written round).
 

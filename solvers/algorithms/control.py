@@ -4,7 +4,7 @@
 ``ControlState`` the server point, the per-client control variables ``c`` (M, dim) and,
 where the method needs it, a server control or correction; ``corrected_local`` runs K local
 steps ``x ← x − η_l (g_i(x) + corr_i)`` and returns the sum of the stochastic gradients used,
-which the control updates reuse (SPEC 4, step 4: the same gradients as the local steps).
+which the control updates reuse (the same gradients as the local steps).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""DANE (seed 004 Alg. 2) and one-shot averaging (§3.4): methods built on local solves."""
+"""DANE (FO16 Alg. 2) and one-shot averaging (§3.4): methods built on local solves."""
 
 from __future__ import annotations
 
@@ -97,7 +97,7 @@ def dane_round(state: PointState, hp: DaneHyper, env: Env, rng: np.random.Genera
 
     Guarantee:
         Shamir et al. 2014: for quadratics with i.i.d. data, O(K log(1/ε)) rounds (λ = O(1/√n));
-        no guarantee for arbitrary partitions (seed 004 §3.4).  Properties (A) and (D) hold.
+        no guarantee for arbitrary partitions (FO16 §3.4).  Properties (A) and (D) hold.
 
     References:
         Seed 004 §3.4, Alg. 2, eq. (10); §3.5, Proposition 1.

@@ -1,4 +1,4 @@
-"""FedCanon (seed 003 Alg. 1, eqs. 7a–7f) and FedCanon II (Alg. 2): one prox per round."""
+"""FedCanon (Alg. 1, eqs. 7a–7f) and FedCanon II (Alg. 2): one prox per round."""
 
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ def fedcanon2_round(state: CanonIIState, hp: ControlHyper, env: Env, rng: np.ran
         is client 0's copy.
 
     Guarantee:
-        Same iterates as FedCanon (seed 003 §II-C), hence its Theorems 1–2.
+        Same iterates as FedCanon (§II-C), hence its Theorems 1–2.
 
     References:
         Seed 003 §II-C, Alg. 2, Table III (n proxes per round).

@@ -1,4 +1,4 @@
-"""The lazy SVRG pass of seed 004 compiled client by client (numba): the hot loop of FSVRG.
+"""The lazy SVRG pass of FO16 compiled client by client (numba): the hot loop of FSVRG.
 
 Each client k keeps its point as w_k = s_k u_k + β_k ∇F(w^t), with u_k stored on the columns its
 data touch (``U[pos]``, compact per client).  One stochastic step on row i of client k

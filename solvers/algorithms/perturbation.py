@@ -58,7 +58,7 @@ def ridge_lambda(problem: Problem, who: str) -> float:
     lam_psi = psi_ridge(problem)
     if lam_psi is None or problem.loss in ("quadratic",) or problem.intercept:
         raise InvalidProblemError(
-            f"{who} needs an L2-regularised linear predictor (seed 004 eq. 11): a GLM loss, ψ ∈ {{0, l2sq}}, "
+            f"{who} needs an L2-regularised linear predictor (FO16 eq. 11): a GLM loss, ψ ∈ {{0, l2sq}}, "
             f"no intercept; problem {problem.name!r} has loss {problem.loss!r}, ψ = "
             f"{problem.regularizer.name!r}, intercept = {problem.intercept}"
         )
@@ -246,7 +246,7 @@ def dual_method_round(state: DualState, hp: PerturbHyper, env: Env, rng: np.rand
 
     Guarantee:
         D is smooth in the block norm ‖·‖_B and strongly concave: linear convergence of α^t,
-        hence of w(α^t) (seed 004 A.3); Thm 5: w(α^t) equals the Primal Method's w^t.
+        hence of w(α^t) (FO16 A.3); Thm 5: w(α^t) equals the Primal Method's w^t.
 
     References:
         Seed 004 Appendix A.3, eqs. (13)–(15), Alg. 6, Theorem 5.

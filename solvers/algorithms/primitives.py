@@ -1,4 +1,4 @@
-"""Small named pieces every federated algorithm is composed of (DESIGN 3).
+"""Small named pieces every federated algorithm is composed of.
 
 * ``client_weights`` — the aggregation weights p̃ over the sampled clients S_r;
 * ``discrepancy``   — Σ_m p̃_m ‖z̄ − z^m‖²_* with z̄ = Σ_m p̃_m z^m (Lemma 4.4–4.5);
@@ -6,7 +6,7 @@
 * ``dual_local``    — K local steps in the dual (FedDualAvg and its OSP variant), with the
   primal images of the dual shadow that make up ŵ (eq. 4.2).
 
-Every loop runs over local steps only; the client axis is vectorised (DESIGN 2).
+Every loop runs over local steps only; the client axis is vectorised.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""ProxSkip, Scaffnew and the toolkit's composite Scaffnew (Mishchenko et al. 2022; BASELINES.md).
+"""ProxSkip, Scaffnew and the toolkit's composite Scaffnew (Mishchenko et al. 2022; docs/baselines.md).
 
 A *round* of these methods is one prox/communication: local steps are taken until the shared
 coin θ ~ Bernoulli(p) comes up, so a round holds a Geometric(p) number of steps (mean 1/p);
@@ -75,7 +75,7 @@ def proxskip_round(state: SkipState, hp: SkipHyper, env: Env, rng: np.random.Gen
         ζ = min(γμ, p²) (Mishchenko et al. Thm 3.6); expected 1/p steps per prox.
 
     References:
-        BASELINES.md; Mishchenko et al., ICML 2022, Alg. 1.
+        docs/baselines.md; Mishchenko et al., ICML 2022, Alg. 1.
 
     """
     p = env.problem
@@ -137,7 +137,7 @@ def scaffnew_round(state: SkipState, hp: SkipHyper, env: Env, rng: np.random.Gen
         (Mishchenko et al. Thm 5.x); independent of heterogeneity.
 
     References:
-        BASELINES.md; Mishchenko et al., ICML 2022, Alg. 2.
+        docs/baselines.md; Mishchenko et al., ICML 2022, Alg. 2.
 
     """
     return _scaffnew(state, hp, env, rng, composite=False)
@@ -150,7 +150,7 @@ def scaffnew_composite_round(state: SkipState, hp: SkipHyper, env: Env, rng: np.
     Algorithm:
         Scaffnew with the communication step x_i⁺ = prox_{(γ/p)ψ}(Σ_j p_j(x̂_j − (γ/p)h_j)):
         the form FedCanon compares against on FCO problems.  This is the toolkit's extension,
-        not a published algorithm with its own guarantee (BASELINES.md).  The control sum is no
+        not a published algorithm with its own guarantee (docs/baselines.md).  The control sum is no
         longer 0: after a communication Σ_i p_i h_i = (prox_{tψ}(v) − v)/t ∈ −∂ψ(x⁺) (t = γ/p,
         v the averaged point), the subgradient that balances ∇F at a fixed point (tested).
 
@@ -158,7 +158,7 @@ def scaffnew_composite_round(state: SkipState, hp: SkipHyper, env: Env, rng: np.
         None claimed; with ψ = 0 it is Scaffnew, with M = 1 it is ProxSkip.
 
     References:
-        BASELINES.md (composite Scaffnew); seed 003 §I (SCAFFNEW on composite problems).
+        docs/baselines.md (composite Scaffnew); FedCanon §I (SCAFFNEW on composite problems).
 
     """
     return _scaffnew(state, hp, env, rng, composite=True)

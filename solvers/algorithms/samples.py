@@ -1,4 +1,4 @@
-"""Per-sample view of a GLM problem and the SVRG inner loop of seed 004 (Algs. 1, 3, 4).
+"""Per-sample view of a GLM problem and the SVRG inner loop of FO16 (Algs. 1, 3, 4).
 
 ``SampleView`` pools every client's rows into one CSR matrix (an intercept becomes a column
 of ones), with per-row labels, weights ω_i = p_m/n_m and owners, so ∇f_i(w) = φ'(x_iᵀw; y_i)x_i
@@ -157,7 +157,7 @@ def client_columns(view: SampleView) -> tuple[Array, Array, Array, Array, Array]
 
 
 def frequency_scaling(problem: Problem, view: SampleView) -> tuple[Array, Array]:
-    """FSVRG's S_k per stored entry and A's diagonal (seed 004 §3.6.1), cached.
+    """FSVRG's S_k per stored entry and A's diagonal (FO16 §3.6.1), cached.
 
     s_jk = φ^j/φ^j_k with φ^j = n^j/n and φ^j_k = n^j_k/n_k, evaluated on the entries of client
     k's rows (where n^j_k > 0); a_j = K/ω_j with ω_j the number of clients holding feature j

@@ -1,4 +1,4 @@
-"""SCAFFOLD, Option II (Karimireddy et al. 2020, Alg. 1; BASELINES.md)."""
+"""SCAFFOLD, Option II (Karimireddy et al. 2020, Alg. 1; docs/baselines.md)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def scaffold_round(state: ControlState, hp: ControlHyper, env: Env, rng: np.rand
     """One round of SCAFFOLD, Option II.
 
     Algorithm:
-        Karimireddy et al. 2020 Alg. 1 (BASELINES.md): y_i = x; K steps
+        Karimireddy et al. 2020 Alg. 1 (docs/baselines.md): y_i = x; K steps
         y_i ← y_i − η_l(g_i(y_i) − c_i + c); c_i⁺ = c_i − c + (x − y_i)/(K η_l);
         x ← x + η_g avg_{i∈S} (y_i − x); c ← c + Σ_{i∈S} p_i (c_i⁺ − c_i) (p_i = 1/N: the
         paper's (1/N) Σ_{i∈S}).  ψ is not used (smooth method, as published); the invariant
@@ -28,7 +28,7 @@ def scaffold_round(state: ControlState, hp: ControlHyper, env: Env, rng: np.rand
         η_g(FedCanon) = η_g η_l K produces the same iterates (tested).
 
     References:
-        BASELINES.md; Karimireddy et al., ICML 2020, Alg. 1 Option II.
+        docs/baselines.md; Karimireddy et al., ICML 2020, Alg. 1 Option II.
 
     """
     p = env.problem

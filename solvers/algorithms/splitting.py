@@ -91,7 +91,7 @@ def _server(problem: Problem, hp: SplitHyper, xhat_sum: Array) -> tuple[Array, A
 
 
 def init_feddr(problem: Problem, hp: SplitHyper, w0: Array, rng: np.random.Generator) -> SplitState:
-    """FedDR's initialisation (BASELINES.md): x̃^0 = avg x̂_i^0, x̄^0 = prox_{ηψ}(x̃^0)."""
+    """FedDR's initialisation (docs/baselines.md): x̃^0 = avg x̂_i^0, x̄^0 = prox_{ηψ}(x̃^0)."""
     Y, X, Xhat = _start(problem, hp, w0)
     xtilde, xbar = _server(problem, hp, problem.weights @ Xhat)
     return SplitState(xbar, Y, X, Xhat, xtilde, 0)
@@ -139,7 +139,7 @@ def feddr_round(state: SplitState, hp: SplitHyper, env: Env, rng: np.random.Gene
         E‖G_η(x̄)‖² = O(1/R) (gradient-mapping norm), under exact or accurate-enough proxes.
 
     References:
-        BASELINES.md (FedDR); Tran-Dinh et al., NeurIPS 2021, Alg. 1.
+        docs/baselines.md (FedDR); Tran-Dinh et al., NeurIPS 2021, Alg. 1.
 
     """
     p = env.problem
@@ -162,10 +162,10 @@ def fedadmm_round(state: SplitState, hp: SplitHyper, env: Env, rng: np.random.Ge
 
     Guarantee:
         Wang et al. 2022: O(1/R) stationarity for non-convex composite FL (medium confidence
-        in the published scaling, BASELINES.md).
+        in the published scaling, docs/baselines.md).
 
     References:
-        BASELINES.md (FedADMM); Wang, Marella, Anderson 2022.
+        docs/baselines.md (FedADMM); Wang, Marella, Anderson 2022.
 
     """
     p = env.problem

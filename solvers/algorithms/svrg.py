@@ -198,7 +198,7 @@ def naive_fsvrg_round(state: PointState, hp: SVRGHyper, env: Env, rng: np.random
         w^{t+1} = w^t + Σ_k p_k (w_k − w^t) (the paper's 1/K for equal weights).
 
     Guarantee:
-        None in seed 004; Proposition 1: equals DANE (η = 1, μ = 0) with one SVRG epoch from
+        None in FO16; Proposition 1: equals DANE (η = 1, μ = 0) with one SVRG epoch from
         w^t as local solver, given the same samples (tested).
 
     References:
@@ -231,7 +231,7 @@ def fsvrg_round(state: PointState, hp: StepSizeHyper, env: Env, rng: np.random.G
         (§3.6.1).  Sparse data run the lazy path (``samples`` module): O(nnz) per round.
 
     Guarantee:
-        None proved in seed 004 (an empirical method, §3.6–3.8).
+        None proved in FO16 (an empirical method, §3.6–3.8).
 
     References:
         Seed 004 §3.6, Alg. 4.

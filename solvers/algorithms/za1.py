@@ -1,4 +1,4 @@
-"""ZA1: decoupled prox with drift correction (Zhang, Hu, Johansson, ICASSP 2024; BASELINES.md)."""
+"""ZA1: decoupled prox with drift correction (Zhang, Hu, Johansson, ICASSP 2024; docs/baselines.md)."""
 
 from __future__ import annotations
 
@@ -51,21 +51,21 @@ def init_za1(problem: Problem, hp: ZA1Hyper, w0: Array, rng: np.random.Generator
 
 def za1_round(state: ZA1State, hp: ZA1Hyper, env: Env, rng: np.random.Generator,
               clients: Array) -> tuple[ZA1State, RoundLog]:
-    """One round of ZA1 (BASELINES.md form; medium confidence in the prox scaling).
+    """One round of ZA1 (docs/baselines.md form; medium confidence in the prox scaling).
 
     Algorithm:
         c_i = corr_r − (1/τ) Σ_t ∇f_i(z_i^t of the previous round);  ẑ^0 = z^0 = x_r;
         ẑ^{t+1} = ẑ^t − η(∇f_i(z^t) + c_i); z^{t+1} = prox_{(t+1)ηψ}(ẑ^{t+1}); send ẑ^τ.
         Server: x̂_{r+1} = x_r + η_g(avg_i ẑ_i^τ − x_r); x_{r+1} = prox_{η η_g τ ψ}(x̂_{r+1});
         corr_{r+1} = (x_r − x̂_{r+1})/(η_g η τ).  The client prox weight (t+1)η is the
-        algebraically consistent reading of the sources' α_t (uncertain, BASELINES.md).
+        algebraically consistent reading of the sources' α_t (uncertain, docs/baselines.md).
 
     Guarantee:
         Zhang et al. 2024: convergence for convex composite FL without bounded heterogeneity
         (constants not restated here).
 
     References:
-        BASELINES.md (ZA1); seed 003 Table III (n·τ client proxes).
+        docs/baselines.md (ZA1); FedCanon Table III (n·τ client proxes).
 
     """
     p = env.problem

@@ -1,4 +1,4 @@
-"""Metrics that need the problem (DESIGN 4): objective gaps, proximal-gradient norm, recovery.
+"""Metrics that need the problem: objective gaps, proximal-gradient norm, recovery.
 
 One fused pass over the data gives F(w_r), ∇F(w_r) and F(ŵ) (``Kernel.at_two_points``).
 """

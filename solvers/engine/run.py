@@ -2,7 +2,7 @@
 
 The engine owns everything that is not the algorithm: input checks, the seeded random
 streams, client sampling, the divergence guard, interruption, and the metrics that need the
-problem (DESIGN 4).  Algorithms only see ``Env`` and return ``RoundLog``s.
+problem.  Algorithms only see ``Env`` and return ``RoundLog``s.
 
 Random streams: ``SeedSequence(seed)`` spawns three independent generators — algorithm
 initialisation, client sampling, oracle noise/minibatches — so the same seed gives the same

@@ -23,11 +23,11 @@ def ridge(
     partition: str = "iid",
     noise: float = 0.1,
 ) -> Problem:
-    """Ridge regression (seed 004 eq. 16): f_i = ½(x_iᵀw − y_i)² + (λ/2)‖w‖², ψ = 0, p_m = n_m/n.
+    """Ridge regression (FO16 eq. 16): f_i = ½(x_iᵀw − y_i)² + (λ/2)‖w‖², ψ = 0, p_m = n_m/n.
 
     ``partition`` ∈ iid (shuffled, equal sizes), sorted (rows sorted by y: heterogeneous),
     unbalanced (log-normal sizes), single (all data on client 0 and one row elsewhere),
-    features (disjoint feature blocks per client: seed 004 property (C)).
+    features (disjoint feature blocks per client: FO16 property (C)).
     """
     if partition not in PARTITIONS:
         raise InvalidProblemError(f"ridge: partition {partition!r}; the rule is one of {PARTITIONS}")
@@ -87,7 +87,7 @@ def bag_of_words(
     skew: float = 0.5,
     lam: float = 1e-3,
 ) -> Problem:
-    """Sparse bag-of-words logistic regression with feature-frequency skew (seed 004 §3.6).
+    """Sparse bag-of-words logistic regression with feature-frequency skew (FO16 §3.6).
 
     Word frequencies are Zipfian; each client boosts its own random subset of words
     (weight ``skew``), so the fraction of clients holding feature j (ω_j/K) and its

@@ -1,4 +1,4 @@
-"""Losses of SPEC 1: scalar GLM losses φ(t; y) and the names problems use."""
+"""Losses: scalar GLM losses φ(t; y) and the names problems use."""
 
 from fcocheck.solvers.losses.scalar import (
     LOSS_NAMES,

@@ -1,11 +1,11 @@
 """Scalar losses φ(t; y) of generalised linear models, t = xᵀw + b.
 
 A sample loss is f(w; (x, y)) = φ(xᵀw + b; y), so ∇_w f = φ'(t; y)·x and f is
-(sup|φ''|·‖x‖²)-smooth.  Loss names used by problems (SPEC 1, issue 2):
+(sup|φ''|·‖x‖²)-smooth.  Loss names used by problems:
 
 * ``squares``  φ = ½(t − y)²                        (FCO §5.1, with the ½ normalisation)
 * ``matrix``   squares on ⟨X, W⟩ with W stored flat   (FCO §5.2)
-* ``ridge``    squares + (λ/2)‖w‖² inside f           (seed 004 eq. 16)
+* ``ridge``    squares + (λ/2)‖w‖² inside f           (FO16 eq. 16)
 * ``logistic`` φ = log(1 + exp(−yt)), y ∈ {±1}       (FCO §5.3)
 * ``sigmoid``  φ = 1/(1 + exp(yt)), y ∈ {±1}: smooth, non-convex, bounded (not coercive)
 * ``cauchy``   φ = ½ log(1 + (t − y)²): smooth, non-convex robust regression, coercive

@@ -23,6 +23,6 @@ CARD = Card(
     reduces_to=(Reduction("gd", when={"local_steps": 1}, hp_map={"h": "eta_s*eta_c"}, psi="zero",
                           run={"participation": None, "oracle": "exact"},
                           where="K = 1, all clients, exact gradients: gradient descent, step η_sη_c"),),
-    claims={"A": ("fails", "seed 003 §I (client drift); FCO Thm 4.3 ζ-term")},
+    claims={"A": ("fails", "FedCanon §I (client drift); FCO Thm 4.3 ζ-term")},
     doc=__doc__,
 )

@@ -34,6 +34,6 @@ CARD = Card(
                 Reduction("heavy-ball", when={"local_steps": 1}, hp_map={"eta": "eta_s*eta_c"},
                           run={"participation": None, "oracle": "exact"},
                           where="β acts: K = 1, all clients, exact gradients: heavy ball, step η_sη_c")),
-    claims={"A": ("fails", "client drift, as FedAvg (seed 003 §I)")},
+    claims={"A": ("fails", "client drift, as FedAvg (FedCanon §I)")},
     doc=__doc__,
 )

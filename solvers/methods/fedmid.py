@@ -38,6 +38,6 @@ CARD = Card(
                           layout="identical", psi_scale=2.0, run={"participation": None, "oracle": "exact"},
                           where="K = 1, η_s = 1, identical clients: PGM on F + 2ψ — ψ applied twice, by the "
                                 "client prox and again by the server's (S_a∘S_b = S_{a+b} for ℓ1)")),
-    claims={"A": ("fails", "seed 003 §I (client drift); FCO Thm 4.3 ζ-term")},
+    claims={"A": ("fails", "FedCanon §I (client drift); FCO Thm 4.3 ζ-term")},
     doc=__doc__,
 )

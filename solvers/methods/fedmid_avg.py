@@ -26,6 +26,6 @@ CARD = Card(
                 Reduction("pgm", when={"local_steps": 1, "eta_s": 1.0}, hp_map={"eta": "eta_c"},
                           layout="identical", run={"participation": None, "oracle": "exact"},
                           where="K = 1, η_s = 1, identical clients: PGM on F + ψ (ψ once)")),
-    claims={"A": ("fails", "seed 003 §I (client drift); FCO Thm 4.3 ζ-term")},
+    claims={"A": ("fails", "FedCanon §I (client drift); FCO Thm 4.3 ζ-term")},
     doc=__doc__,
 )

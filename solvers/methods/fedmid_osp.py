@@ -31,6 +31,6 @@ CARD = Card(
     reduces_to=(Reduction("fedavg", psi="zero", where="ψ = 0, Euclidean h: FedAvg (FCO §3)"),
                 Reduction("pgm", when={"local_steps": 1, "eta_s": 1.0}, hp_map={"eta": "eta_c"},
                           run={"participation": None}, where="K = 1, η_s = 1: PGM (FCO eq. 2.1)")),
-    claims={"A": ("fails", "seed 003 §I (client drift); FCO Thm 4.3 ζ-term")},
+    claims={"A": ("fails", "FedCanon §I (client drift); FCO Thm 4.3 ζ-term")},
     doc=__doc__,
 )

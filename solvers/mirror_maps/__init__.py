@@ -1,4 +1,4 @@
-"""Mirror maps h (SPEC 2.2) and their registry: ``make({"name": "pnorm", "p": 1.5})``."""
+"""Mirror maps h and their registry: ``make({"name": "pnorm", "p": 1.5})``."""
 
 from __future__ import annotations
 

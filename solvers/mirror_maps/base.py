@@ -1,4 +1,4 @@
-"""The mirror-map contract (DESIGN 5): h, ∇h, ∇h*, D_h, the norm and its dual."""
+"""The mirror-map contract: h, ∇h, ∇h*, D_h, the norm and its dual."""
 
 from __future__ import annotations
 

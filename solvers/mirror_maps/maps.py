@@ -1,4 +1,4 @@
-"""Mirror maps of SPEC 2.2: Euclidean, diagonal quadratic, p-norm, negative entropy."""
+"""Mirror maps: Euclidean, diagonal quadratic, p-norm, negative entropy."""
 
 from __future__ import annotations
 

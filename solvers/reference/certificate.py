@@ -197,7 +197,7 @@ def glm_gap(problem: Problem, w: np.ndarray) -> Certificate | None:
 
 
 def prox_grad_norm(problem: Problem, w: np.ndarray, eta: float) -> float:
-    """‖G_η(w)‖ = ‖w − prox_{ηψ}(w − η∇F(w))‖/η (the stationarity measure of SPEC 4)."""
+    """‖G_η(w)‖ = ‖w − prox_{ηψ}(w − η∇F(w))‖/η (the stationarity measure of FedCanon Thm 1)."""
     step = problem.psi.prox(w - eta * problem.grad_F(w), eta)
     return float(np.linalg.norm(w - step) / eta)
 

@@ -1,4 +1,4 @@
-"""Regularisers ψ (SPEC 2.1) and their registry: ``make({"name": "l1", "lam": 0.5})``."""
+"""Regularisers ψ and their registry: ``make({"name": "l1", "lam": 0.5})``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The regulariser contract (DESIGN 5): value, prox, subgradient, ρ, conjugate.
+"""The regulariser contract: value, prox, subgradient, ρ, conjugate.
 
 Every method is vectorised over leading axes: ``w`` has shape ``(..., d)`` and ``value``
 returns shape ``(...)``.  A *separable* regulariser also accepts a per-coordinate step

@@ -1,4 +1,4 @@
-"""Group lasso ψ(w) = λ Σ_g ‖w_g‖₂ with block soft-thresholding (SPEC 2.1)."""
+"""Group lasso ψ(w) = λ Σ_g ‖w_g‖₂ with block soft-thresholding."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Separable convex norms: λ‖w‖₁, (λ/2)‖w‖², elastic net (SPEC 2.1)."""
+"""Separable convex norms: λ‖w‖₁, (λ/2)‖w‖², elastic net."""
 
 from __future__ import annotations
 

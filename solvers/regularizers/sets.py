@@ -1,4 +1,4 @@
-"""Indicators χ_C of convex sets; prox_{tχ_C} = Π_C for every t (SPEC 2.1, FCO §5.5).
+"""Indicators χ_C of convex sets; prox_{tχ_C} = Π_C for every t (FCO §5.5).
 
 ψ*(v) is the support function σ_C(v) = sup_{w∈C} ⟨v, w⟩: finite everywhere for bounded C,
 the indicator of the polar cone for a cone C.

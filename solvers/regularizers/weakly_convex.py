@@ -1,4 +1,4 @@
-"""Weakly convex penalties MCP and SCAD (FedCanon Assumption 3; BASELINES.md).
+"""Weakly convex penalties MCP and SCAD (FedCanon Assumption 3; docs/baselines.md).
 
 Both are separable, ρ-weakly convex, with subgradients bounded by λ per coordinate.  Their
 prox is single-valued only when tρ < 1, and the base class refuses larger steps.

@@ -1,4 +1,4 @@
-"""The contract every registry entry passes (DESIGN 7; optax ``_OPTIMIZERS_UNDER_TEST`` style).
+"""The contract every registry entry passes (optax ``_OPTIMIZERS_UNDER_TEST`` style).
 
 Finite and shape-stable, seed-deterministic to the bit, exact call counts (checked against a
 counting oracle, not only against the algorithm's own log), and convergence where the theory
@@ -44,7 +44,7 @@ CASES: dict[str, dict] = {
     "cocoa+": {"local_steps": 2},
     "one-shot": {"local_solver": "gd", "local_steps": 20},
 }
-#: Entries that only run on L2-regularised linear predictors (seed 004 eq. 11).
+#: Entries that only run on L2-regularised linear predictors (FO16 eq. 11).
 RIDGE_ONLY = ("primal-method", "dual-method", "cocoa+")
 #: Entries whose iterates do not depend on the seed with exact gradients.
 DETERMINISTIC = ("gd", "dane", "primal-method", "dual-method", "cocoa+", "one-shot")
@@ -118,7 +118,7 @@ def test_seed_determinism_is_bitwise(name, lasso, ridge_problem):
 def expected_counts(name: str, M: int, S: int, dim: int) -> dict[str, int]:
     """Per-round counts derived from each algorithm's definition (S clients sampled).
 
-    The FedCanon rows are seed 003 Table III: FedCanon 1 prox and 3d floats per client
+    The FedCanon rows are FedCanon Table III: FedCanon 1 prox and 3d floats per client
     (x_i up, x^{t+1} and g^t down), FedCanon II M proxes and 2d floats, FedMiD/FedDualAvg
     M·K client proxes.
     """

@@ -1,4 +1,4 @@
-"""The composite map ∇(h + tψ)* (SPEC 2.3) against an independent cvxpy solve."""
+"""The composite map ∇(h + tψ)* against an independent cvxpy solve."""
 
 import cvxpy as cp
 import numpy as np

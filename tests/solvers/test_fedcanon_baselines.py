@@ -1,4 +1,4 @@
-"""FedCanon (seed 003) and the baselines of BASELINES.md: their defining identities.
+"""FedCanon and the baselines of docs/baselines.md: their defining identities.
 
 Every identity is checked iterate by iterate on runs that share one seed, under a stochastic
 oracle, so the equal iterates come from equal algebra, not from converging to the same point.
@@ -45,7 +45,7 @@ def _close(a, b, rtol=1e-11):
 
 @pytest.mark.parametrize("K", [1, 4])
 def test_fedcanon_without_regulariser_is_scaffold_option_ii(smooth, K):
-    """BASELINES.md: c_i(FedCanon) = c − c_i(SCAFFOLD), η_g(FedCanon) = η_g(SCAFFOLD)·η_l·K."""
+    """docs/baselines.md: c_i(FedCanon) = c − c_i(SCAFFOLD), η_g(FedCanon) = η_g(SCAFFOLD)·η_l·K."""
     eta_l, eta_g = 0.04, 0.7
     a = run("fedcanon", smooth, {"eta_l": eta_l, "eta_g": eta_g * eta_l * K, "local_steps": K}, rounds=R,
             oracle="gaussian:0.3", seed=5, reference=False)
@@ -178,7 +178,7 @@ def test_registry_lists_every_issue_4_entry():
 
 def test_fedcanon_server_only_prox_leaves_a_floor_that_vanishes_with_the_regulariser(quad):
     """Exact gradients, K > 1: FedCanon stalls at a gap that grows with K while ZA1 and composite
-    Scaffnew reach Φ*; with ψ = 0 (∇F(w*) = 0) FedCanon reaches F* — the λB_ψ floor of seed 003
+    Scaffnew reach Φ*; with ψ = 0 (∇F(w*) = 0) FedCanon reaches F* — the λB_ψ floor of FedCanon
     Thm 1 is real, not an artefact of stochastic gradients."""
     ref = reference_solve(quad)
     floors = []

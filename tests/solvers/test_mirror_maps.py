@@ -1,4 +1,4 @@
-"""Mirror-map identities (SPEC 2.2): ∇h*(∇h(w)) = w, strong convexity, dual norms."""
+"""Mirror-map identities: ∇h*(∇h(w)) = w, strong convexity, dual norms."""
 
 import numpy as np
 import pytest

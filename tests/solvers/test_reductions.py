@@ -1,4 +1,4 @@
-"""Metamorphic tests where the papers give reductions (DESIGN 9, FCO §3.1)."""
+"""Metamorphic tests where the papers give reductions (FCO §3.1)."""
 
 from __future__ import annotations
 

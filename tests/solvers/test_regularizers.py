@@ -1,4 +1,4 @@
-"""Identities of every ψ (DESIGN 6), driven by Hypothesis."""
+"""Identities of every ψ, driven by Hypothesis."""
 
 import cvxpy as cp
 import numpy as np

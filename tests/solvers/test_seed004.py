@@ -74,7 +74,7 @@ def _identical_clients(M: int = 4) -> Problem:
 
 
 def test_dane_converges_in_one_round_on_identical_client_data():
-    """Property (D) (seed 004 §3.4): ∇F_k(w^t) − ∇f(w^t) = 0, so each node minimises f itself."""
+    """Property (D) (FO16 §3.4): ∇F_k(w^t) − ∇f(w^t) = 0, so each node minimises f itself."""
     p = _identical_clients()
     ref = reference_solve(p)
     t = run("dane", p, {"eta": 1.0, "mu": 0.0}, rounds=1, seed=0, reference=ref)
@@ -139,7 +139,7 @@ def test_full_gradient_matches_the_kernel(bow):
 
 
 def test_fsvrg_scalings_follow_their_definitions():
-    """S_k = φ^j/φ^j_k on client k's entries; A = K/ω_j (seed 004 §3.6.1), checked by counting."""
+    """S_k = φ^j/φ^j_k on client k's entries; A = K/ω_j (FO16 §3.6.1), checked by counting."""
     X0 = sp.csr_matrix(np.array([[1.0, 0, 2], [0, 0, 1]]))
     X1 = sp.csr_matrix(np.array([[0, 3.0, 1], [1, 0, 0], [0, 0, 4]]))
     p = Problem(name="tiny", loss="logistic", X=(X0, X1), y=(np.ones(2), -np.ones(3)),

@@ -24,7 +24,7 @@ def test_every_claim_names_its_source_and_a_valid_outcome():
     [
         ("dane", "D", "holds", {}, AGREES),
         ("dane", "D", "fails", {}, DISAGREES),  # a DANE that is not exact on identical data
-        ("dane", "B", "holds", {}, DISAGREES),  # seed 004 says B fails
+        ("dane", "B", "holds", {}, DISAGREES),  # FO16 says B fails
         ("scaffold", "A", "fails", {"first_round": 1e-3, "growth": None}, DISAGREES),
         ("dane", "A", "fails", {"first_round": 1e-17, "growth": 11.9}, KNOWN),  # unstable fixed point
         ("dane", "A", "fails", {"first_round": 1e-3, "growth": None}, DISAGREES),  # not a fixed point at all

@@ -1,4 +1,4 @@
-"""Theorem experiments for FedCanon (seed 003, Thms 1–2) and SVRG's rate (seed 004, eq. 5)."""
+"""Theorem experiments for FedCanon (Thms 1–2) and SVRG's rate (FO16, eq. 5)."""
 
 from __future__ import annotations
 
@@ -256,7 +256,7 @@ def svrg_contraction(quick: bool, seed: int) -> Result:
         [v, ushape],
         notes=[
             "Eq. (5) bounds E f(w_t) − f* by c^t: it is an upper bound whose factor has the form "
-            "Θ(1/(mh)) + Θ(h) (seed 004 §3.2, after Johnson & Zhang Thm 1), not a statement that the "
+            "Θ(1/(mh)) + Θ(h) (FO16 §3.2, after Johnson & Zhang Thm 1), not a statement that the "
             "measured contraction equals that form; so the m-dependence is checked in the upper sense, "
             "with power against slower decays. The U-shape is looked for inside h < 1/(4L) at an m where "
             "the bound's own optimum is interior."
@@ -302,6 +302,6 @@ def fedcanon_heterogeneity(quick: bool, seed: int) -> Result:
                                slope_series("FedMiD-avg (control)", xs, curves["fedmid-avg"])]),
         },
         [v, neg],
-        notes=["FedCanon's floor comes from ψ (its clients step on F only, seed 003 Thm 1's λB_r term), not "
+        notes=["FedCanon's floor comes from ψ (its clients step on F only, FedCanon Thm 1's λB_r term), not "
                "from ζ: the control variates remove client drift, which FedMiD-avg keeps."],
     )

@@ -1,8 +1,8 @@
 """Control-variate identities: FedCanon Σ_i c_i = 0, SCAFFOLD c = Σ_i p_i c_i, Scaffnew Σ_i h_i.
 
-* FedCanon (seed 003 eqs. 7d–7f): Σ_i p_i c_i^t = 0 for every t, also under client sampling
+* FedCanon (eqs. 7d–7f): Σ_i p_i c_i^t = 0 for every t, also under client sampling
   (only sampled clients update, and Σ_{i∈S} p_i c_i^{t+1} = Σ_{i∈S} p_i c_i^t).
-* SCAFFOLD (Karimireddy et al. Alg. 1, BASELINES.md): the server control c equals
+* SCAFFOLD (Karimireddy et al. Alg. 1, docs/baselines.md): the server control c equals
   Σ_i p_i c_i after every round, under sampling too.
 * Scaffnew (Mishchenko et al. Alg. 2): Σ_i p_i h_i = 0; with the prox at communication (the
   toolkit's composite form) Σ_i p_i h_i = (prox_{tψ}(v) − v)/t ∈ −∂ψ(x⁺), t = γ/p.
@@ -101,7 +101,7 @@ def composite_scaffnew(case: Case) -> Evidence:
 INVARIANTS = (
     Invariant(
         "fedcanon-sum",
-        "seed 003 eqs. (7d)–(7f)",
+        "FedCanon eqs. (7d)–(7f)",
         "Σ_i c_i^t = 0 for FedCanon, every t, under sampling",
         ("fedcanon",),
         "holds",
@@ -110,7 +110,7 @@ INVARIANTS = (
     ),
     Invariant(
         "fedcanon2-sum",
-        "seed 003 Alg. 2",
+        "FedCanon Alg. 2",
         "Σ_i c_i^t = 0 for FedCanon II, every t, under sampling",
         ("fedcanon2",),
         "holds",
@@ -119,7 +119,7 @@ INVARIANTS = (
     ),
     Invariant(
         "scaffold-c",
-        "Karimireddy et al. 2020 Alg. 1; BASELINES.md",
+        "Karimireddy et al. 2020 Alg. 1; docs/baselines.md",
         "SCAFFOLD's server control c = Σ_i p_i c_i after every round, under sampling",
         ("scaffold",),
         "holds",
@@ -137,7 +137,7 @@ INVARIANTS = (
     ),
     Invariant(
         "scaffnew-composite",
-        "BASELINES.md (composite Scaffnew)",
+        "docs/baselines.md (composite Scaffnew)",
         "composite Scaffnew: −Σ_i p_i h_i ∈ ∂ψ(x⁺) after every communication",
         ("scaffnew-composite",),
         "holds",

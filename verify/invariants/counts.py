@@ -1,6 +1,6 @@
 """Oracle calls and floats communicated, per round, against each method's definition.
 
-Written here from the algorithms as SPEC §3–4 define them (and FedCanon's Table III: FedCanon one
+Written here from the algorithms' definitions (and FedCanon's Table III: FedCanon one
 prox per round at the server, FedCanon II one per client, FedMiD/FedDualAvg n·K), independently of
 the code that counts them (a method card's counts are stated once, on its pieces, and checked against
 the calls its steps make: ``verify.invariants.cards``).  S = clients sampled, M = all clients,
@@ -75,7 +75,7 @@ def count_residual(name: str, case: Case) -> Evidence:
 INVARIANTS = tuple(
     Invariant(
         f"counts-{name}",
-        "SPEC §3–4; FedCanon Table III",
+        "FCO Alg. 1–3; FedCanon Alg. 1–2 and Table III",
         f"{name}: gradient, prox/composite-map and communication counts per round as the method defines them",
         (name,),
         "holds",

@@ -139,7 +139,7 @@ def _verdict(case: MomentCase, p_var: float, p_mean: float, what: str) -> Eviden
 INVARIANTS = (
     Invariant(
         "oracle-moments",
-        "FCO Assumption 1(d); SPEC 2 (oracles)",
+        "FCO Assumption 1(d)",
         "stochastic oracles are unbiased with the stated second moment: gaussian:σ has E‖ξ‖² = σ², "
         "minibatch:b has (1/b) × the per-row spread",
         (),

@@ -1,4 +1,4 @@
-"""Oracle identities over the full regulariser × mirror-map grid (DESIGN 5–6, SPEC 2).
+"""Oracle identities over the full regulariser × mirror-map grid .
 
 For a drawn (h, ψ, t, v, u, z):
 * Fenchel–Young equality at the prox (Moreau): p = prox_{tψ}(v) satisfies
@@ -138,7 +138,7 @@ def grid_examples() -> list[OracleCase]:
 INVARIANTS = (
     Invariant(
         "oracles",
-        "SPEC 2.1–2.3; DESIGN 5–6",
+        "the oracle contracts of solvers/regularizers and solvers/mirror_maps",
         "prox/ψ* Fenchel–Young, firm non-expansiveness, ∇(h+tψ)* optimality, ∇h*∘∇h = id",
         (),
         "holds",

@@ -1,14 +1,14 @@
-"""Reductions between algorithms (DESIGN 9): two methods, one sequence of iterates.
+"""Reductions between algorithms: two methods, one sequence of iterates.
 
 * FedCanon with ψ = 0 is SCAFFOLD (Option II) with c_i(FedCanon) = c − c_i(SCAFFOLD) and
-  η_g(FedCanon) = η_g(SCAFFOLD)·η_l·K (BASELINES.md);
-* FedADMM is FedDR with α = 1 (y_i = x̄ − ηz_i; BASELINES.md);
-* FedCanon II produces FedCanon's iterates (seed 003 Alg. 2);
+  η_g(FedCanon) = η_g(SCAFFOLD)·η_l·K (docs/baselines.md);
+* FedADMM is FedDR with α = 1 (y_i = x̄ − ηz_i; docs/baselines.md);
+* FedCanon II produces FedCanon's iterates (FedCanon Alg. 2);
 * FedDualAvg and its OSP variant with ψ = 0 and Euclidean h are FedAvg (FCO §3);
 * K = 1, η_s = 1: FedDualAvg is dual averaging (2.4) (FCO §3.1);
 * (the reductions of methods written as cards — FedMiD and its variants, FedAvgM — are stated on their
   cards and checked by ``verify.invariants.cards``);
-* CoCoA+ with its local SDCA run to convergence is the Dual Method (seed 004 App. A.3: CoCoA+ is
+* CoCoA+ with its local SDCA run to convergence is the Dual Method (FO16 App. A.3: CoCoA+ is
   Alg. 6 with step 5 solved inexactly): the passes are doubled until CoCoA+'s iterates settle
   (relative change ≤ ``SETTLED``), which must then equal the Dual Method's to ``LIMIT_TOL``.
 """
@@ -89,7 +89,7 @@ def one_step(fed: str, seq: str):
 
 @st.composite
 def _ridge(draw) -> Case:
-    """Ridge problems (ψ = l2sq: the class of seed 004 eq. 11), σ = K (always valid)."""
+    """Ridge problems (ψ = l2sq: the class of FO16 eq. 11), σ = K (always valid)."""
     return Case(draw(instance_specs("general", ("l2sq",))), {"sigma": 0.0})
 
 
@@ -115,7 +115,7 @@ _ALL = ("zero", "l2sq", "l1")
 INVARIANTS = (
     Invariant(
         "fedcanon=scaffold",
-        "BASELINES.md; seed 003 §III",
+        "docs/baselines.md; FedCanon §III",
         "FedCanon with ψ = 0 is SCAFFOLD Option II",
         ("fedcanon", "scaffold"),
         "holds",
@@ -124,7 +124,7 @@ INVARIANTS = (
     ),
     Invariant(
         "fedcanon=fedcanon2",
-        "seed 003 Alg. 2",
+        "FedCanon Alg. 2",
         "FedCanon II produces FedCanon's iterates",
         ("fedcanon", "fedcanon2"),
         "holds",
@@ -133,7 +133,7 @@ INVARIANTS = (
     ),
     Invariant(
         "fedadmm=feddr",
-        "BASELINES.md",
+        "docs/baselines.md",
         "FedADMM is FedDR with α = 1",
         ("fedadmm", "feddr"),
         "holds",
@@ -166,7 +166,7 @@ INVARIANTS = (
     ),
     Invariant(
         "cocoa+→dual-method",
-        "seed 004 App. A.3 (CoCoA+ = Alg. 6 solved inexactly)",
+        "FO16 App. A.3 (CoCoA+ = Alg. 6 solved inexactly)",
         "CoCoA+ whose local SDCA has converged produces the Dual Method's iterates",
         ("cocoa+", "dual-method"),
         "holds",

@@ -53,11 +53,11 @@ def _invariants(prefix: str, citation: str, statement: str, relation: str, names
 
 
 INVARIANTS = _invariants(
-    "client-split", "seed 004 eq. (8) (p_m = n_m/n)",
+    "client-split", "FO16 eq. (8) (p_m = n_m/n)",
     "{name} at K = 1: one client split in two (weights n_m/n) leaves the iterates unchanged", "client_split",
     sorted(n for n, a in algorithms.ALGORITHMS.items() if a.split_invariant),
 ) + _invariants(
-    "zero-weight", "seed 004 eq. (8) (p_m = n_m/n); FCO eq. (1.1)",
+    "zero-weight", "FO16 eq. (8) (p_m = n_m/n); FCO eq. (1.1)",
     "{name}: a client of weight 0 with arbitrary data leaves the iterates unchanged", "zero_weight_client",
     sorted(n for n, a in algorithms.ALGORITHMS.items()
            if a.family == "federated" and not (a.client_randomness or a.counts_nodes)),

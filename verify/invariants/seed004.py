@@ -67,7 +67,7 @@ def proposition_1(case: Case) -> Evidence:
 INVARIANTS = (
     Invariant(
         "lemma-4",
-        "seed 004 App. A.1, Lemma 4",
+        "FO16 App. A.1, Lemma 4",
         "Σ_k g_k^t = 0 for the Primal Method, every t",
         ("primal-method",),
         "holds",
@@ -76,7 +76,7 @@ INVARIANTS = (
     ),
     Invariant(
         "theorem-5",
-        "seed 004 App. A, Theorem 5",
+        "FO16 App. A, Theorem 5",
         "ridge regression: Primal Method w^t = (1/(λn)) X α^t of the Dual Method",
         ("primal-method", "dual-method"),
         "holds",
@@ -85,7 +85,7 @@ INVARIANTS = (
     ),
     Invariant(
         "proposition-1",
-        "seed 004 §3.5, Proposition 1",
+        "FO16 §3.5, Proposition 1",
         "DANE (η=1, μ=0, one SVRG epoch from w^t) = naive FSVRG with the same samples",
         ("dane", "naive-fsvrg"),
         "holds",

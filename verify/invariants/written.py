@@ -1,4 +1,4 @@
-"""The FCO methods written out from SPEC §3, one client at a time, against the registry's iterates.
+"""The FCO methods written out from FCO Alg. 1–3, one client at a time, against the registry's iterates.
 
 The registry composes shared primitives (vectorised over clients); a slip in one of them (a server
 weight, a composite-map step, η̃) moves every method that uses it, and the reductions at ψ = 0 cannot
@@ -80,7 +80,7 @@ def compare(name: str, got: np.ndarray, ref: np.ndarray, what: str) -> Evidence:
 
 
 def written_residual(name: str, case: Case) -> Evidence:
-    """FedDualAvg against its reference written per SPEC §3."""
+    """FedDualAvg against its reference written out client by client."""
     p = build(case.spec)
     t = trace_of(name, case, ROUNDS)
     return compare(name, t["server_w"], dual_reference(p, case.hp, ROUNDS), case.describe())
@@ -89,7 +89,7 @@ def written_residual(name: str, case: Case) -> Evidence:
 INVARIANTS = tuple(
     Invariant(
         f"written-{name}",
-        "FCO Alg. 2–3; SPEC §3",
+        "FCO Alg. 2–3",
         f"{name}: the registry's iterates equal the method written out client by client, at any ψ, K, η_s",
         (name,),
         "holds",

@@ -5,12 +5,12 @@ no other check exercised away from their defaults (FedDR's α, DANE's η, FSVRG'
 Least squares F_m(w) = (1/(2n_m))‖X_m w − y_m‖², H_m = X_mᵀX_m/n_m, b_m = X_mᵀy_m/n_m, every client
 every round, exact local solves by ``numpy.linalg.solve``:
 
-* FedDR (BASELINES.md, Tran-Dinh et al. 2021 Alg. 1), any α ∈ (0, 2) and ψ:
+* FedDR (docs/baselines.md, Tran-Dinh et al. 2021 Alg. 1), any α ∈ (0, 2) and ψ:
   prox_{ηf_m}(y) = (H_m + I/η)⁻¹(b_m + y/η); y_m ← y_m + α(x̄ − x_m), x_m ← prox_{ηf_m}(y_m),
-  x̂_m ← 2x_m − y_m, x̃ ← x̃ + Σ p_m Δx̂_m, x̄ = prox_{ηψ}(x̃) (initialised as BASELINES.md says);
-* DANE (seed 004 Alg. 2, eq. 10), any η > 0, μ ≥ 0, ψ = λ/2‖w‖² or 0:
+  x̂_m ← 2x_m − y_m, x̃ ← x̃ + Σ p_m Δx̂_m, x̄ = prox_{ηψ}(x̃) (initialised as docs/baselines.md says);
+* DANE (FO16 Alg. 2, eq. 10), any η > 0, μ ≥ 0, ψ = λ/2‖w‖² or 0:
   a_m = ∇F_m(w^t) − η∇F(w^t), w_m = (H_m + (μ + λ)I)⁻¹(b_m + a_m + μw^t), w^{t+1} = Σ p_m w_m;
-* FSVRG (seed 004 Alg. 4, §3.6.1) on instances where the scalings act — features disjoint across
+* FSVRG (FO16 Alg. 4, §3.6.1) on instances where the scalings act — features disjoint across
   clients, or a random sparsity pattern — with unequal client sizes and p_m = n_m/n:
   n^j rows hold feature j (x_ij ≠ 0), φ^j = n^j/n, φ^j_m = n^j_m/n_m, S_m = Diag(φ^j/φ^j_m),
   ω_j clients hold feature j, A = Diag(M/ω_j) (1 where ω_j = 0); node m, h_m = h/n_m, its rows in
@@ -18,7 +18,7 @@ every round, exact local solves by ``numpy.linalg.solve``:
   + ∇F(w^t))); w^{t+1} = w^t + A Σ_m p_m(w_m − w^t).  The permutation is the one random choice:
   the reference draws it from the run's oracle stream (``SeedSequence(seed).spawn(3)[2]``, one
   uniform key per row, client by client, each client's rows sorted by key);
-* Scaffnew, its composite form and ProxSkip (BASELINES.md; Mishchenko et al. 2022 Alg. 1–2):
+* Scaffnew, its composite form and ProxSkip (docs/baselines.md; Mishchenko et al. 2022 Alg. 1–2):
   x̂_i = x_i − γ(∇F_i(x_i) − h_i); with probability p (one coin θ_t for every client, drawn from the
   run's oracle stream — the exact oracle draws nothing else) x_i⁺ = avg_j p_j(x̂_j − (γ/p)h_j)
   (composite: its prox_{(γ/p)ψ}; ProxSkip: one machine with ∇F = Σ p_m∇F_m), else x_i⁺ = x̂_i;
@@ -97,7 +97,7 @@ def dane_reference(p: Problem, hp: dict, rounds: int) -> np.ndarray:
 
 
 def _scalings(p: Problem) -> tuple[list[np.ndarray], np.ndarray]:
-    """S_m's diagonals and A's diagonal from their definitions (seed 004 §3.6.1)."""
+    """S_m's diagonals and A's diagonal from their definitions (FO16 §3.6.1)."""
     occurs = [X != 0 for X in p.X]
     n = sum(X.shape[0] for X in p.X)
     n_j = sum(o.sum(axis=0) for o in occurs)
@@ -293,18 +293,18 @@ def skip_residual(name: str, case: Case, alg: Any = None) -> Evidence:
 
 
 INVARIANTS = (
-    Invariant("written-feddr", "BASELINES.md (FedDR); Tran-Dinh et al. 2021 Alg. 1",
+    Invariant("written-feddr", "docs/baselines.md (FedDR); Tran-Dinh et al. 2021 Alg. 1",
               "FedDR's iterates equal the method written out client by client, at any α ∈ (0, 2) and ψ",
               ("feddr",), "holds", feddr_cases, guarded("written-feddr", feddr_residual)),
-    Invariant("written-dane", "seed 004 Alg. 2, eq. (10)",
+    Invariant("written-dane", "FO16 Alg. 2, eq. (10)",
               "DANE's iterates equal eq. (10) solved by hand, at any η > 0 and μ ≥ 0",
               ("dane",), "holds", dane_cases, guarded("written-dane", dane_residual)),
-    Invariant("written-fsvrg", "seed 004 Alg. 4, §3.6.1",
+    Invariant("written-fsvrg", "FO16 Alg. 4, §3.6.1",
               "FSVRG's iterates equal Alg. 4 written out with S_k and A from their definitions "
               "(disjoint features and sparse patterns, p_k = n_k/n)",
               ("fsvrg",), "holds", fsvrg_cases, guarded("written-fsvrg", fsvrg_residual)),
     *(
-        Invariant(f"written-{name}", "BASELINES.md (ProxSkip and Scaffnew); Mishchenko et al. 2022",
+        Invariant(f"written-{name}", "docs/baselines.md (ProxSkip and Scaffnew); Mishchenko et al. 2022",
                   f"{name}'s iterates equal the method written out, coin by coin from the run's stream",
                   (name,), "holds", lambda n=name: skip_cases(n),
                   guarded(f"written-{name}", lambda c, n=name: skip_residual(n, c)))

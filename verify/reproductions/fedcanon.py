@@ -24,7 +24,7 @@ from fcocheck.verify.sweep.config import ProblemSpec
 from fcocheck.verify.sweep.session import Session
 
 M, K, D = 8, 5, 20
-#: Table III's prox counts per round as SPEC §FedCanon states them (n sampled clients, K local steps);
+#: Table III's prox counts per round as FedCanon states them (n sampled clients, K local steps);
 #: the float counts of the table were lost in extraction, so only the measured ones are shown.
 CLAIMED_PROX = {"fedcanon": 1, "fedcanon2": M, "fedmid": M * K, "feddualavg": M * K}
 TABLE = (
@@ -89,7 +89,7 @@ def table3(session: Session, quick: bool, seed: int) -> Reproduction:
     return Reproduction(
         "fedcanon-table3",
         "Proximal operations and communication per round",
-        "FedCanon (seed 003) Table III",
+        "FedCanon Table III",
         f"quadratics (n = {M} clients, all sampled, d = {D}), K = {K} (Scaffnew: p = 1/K), exact gradients, "
         f"R = {R}; counts per round from the engine's counters (rounds 2…{R})",
         table=rows,
@@ -141,7 +141,7 @@ def fig1(session: Session, quick: bool, seed: int) -> Reproduction:
     return Reproduction(
         "fedcanon-fig1",
         "Sensitivity to the global vs the local step size",
-        "FedCanon (seed 003) Fig. 1",
+        "FedCanon Fig. 1",
         f"robust-penalized (Cauchy loss, MCP; 16 clients), FedCanon K = {K}, minibatch:8, R = {R}, "
         f"{seeds} seeds; η_g ∈ {list(eta_gs)} at η_l = {fix_l}, η_l ∈ {list(eta_ls)} at η_g = {fix_g}",
         curves,

@@ -102,7 +102,7 @@ def run_sweep(
     summary = SweepSummary(
         len(configs), len(configs) - len(todo), executor=executor.name, workers=executor.workers
     )
-    bar = Progress(len(configs), label, progress, initial=summary.reused, unit="run")
+    bar = Progress(len(configs), label, progress, initial=summary.reused, unit="run", lines=True)
     start = time.perf_counter()
     try:
         fn = _with_references(executor, todo)

@@ -56,7 +56,7 @@ def call_job(job: Job) -> tuple[dict[str, Any], float]:
         payload = job.fn(*job.args)
     except KeyboardInterrupt:
         raise
-    except Exception as exc:  # a job that fails is a result to report, never a crash (DESIGN 12)
+    except Exception as exc:  # a job that fails is a result to report, never a crash
         payload = {"status": "error", "error": f"{type(exc).__name__}: {exc}", "name": job.name}
     return payload, time.perf_counter() - t0
 
@@ -169,7 +169,8 @@ class Session:
             self.jobs_reused[kind] = self.jobs_reused.get(kind, 0) + len(outs[i]) - ran_here
         total = sum(len(b[3]) for b in batches) + len(runs)
         label = "+".join(dict.fromkeys([b[0] for b in batches] + (["runs"] if runs else [])))
-        bar = Progress(total, label, self.progress, initial=total - len(todo) - len(todo_runs), unit="job")
+        bar = Progress(total, label, self.progress, initial=total - len(todo) - len(todo_runs), unit="job",
+                       lines=True)
         # the serial executor's one process caches its references; Dask takes every item at once
         # (no run could wait for a reference), so only a local pool solves them ahead
         solve_here = self.executor.name == "pool" and self.executor.workers > 1

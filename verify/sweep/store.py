@@ -6,7 +6,7 @@ Tables (schema ``SCHEMA``):
   recognised as ours; anything else is refused, never overwritten.
 * ``runs``: one row per (config key, code version): the configuration JSON, status (``completed``,
   ``diverged``, ``error``), error text, rounds done, ``diverged_at``, start time, seconds.
-* ``metrics(run, metric, round, value)``: the long table (DESIGN 10), one row per run, round and
+* ``metrics(run, metric, round, value)``: the long table, one row per run, round and
   scalar metric.
 * ``arrays(run, name, npy)``: multi-dimensional arrays a configuration asked to keep.
 * ``results(kind, name, mode, seed, code_version, …, payload)``: finished theorem experiments and

@@ -151,7 +151,7 @@ def execute(config: RunConfig, references: dict[str, Any] | None = None) -> RunR
             )
     except KeyboardInterrupt:
         raise
-    except Exception as exc:  # recorded, the sweep goes on (DESIGN 12)
+    except Exception as exc:  # recorded, the sweep goes on
         last = traceback.extract_tb(exc.__traceback__)[-1]
         where = f" (at {last.filename.rsplit('/', 1)[-1]}:{last.lineno})"
         return RunRecord(
