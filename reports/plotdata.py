@@ -186,8 +186,9 @@ def experiment_figure(result: dict[str, Any], worst_constant: float | None = Non
             "tol": spec.get("tol"),
         }
     elif kind == "trace":
+        for t in spec["series"]:  # one line per instance; the contraction drawn is the first's
+            panel.lines.append(measured_line(t["label"], t["x"], t["Y"]))
         s = spec["series"][0]
-        panel.lines.append(measured_line(s["label"], s["x"], s["Y"]))
         start, stop = spec["window"]
         y0 = float(np.asarray(s["Y"], dtype=float)[0][start])
         xs = list(range(start, stop))

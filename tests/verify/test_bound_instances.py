@@ -68,3 +68,16 @@ def test_the_claims_size_is_the_sum_of_its_instances_shares():
     sizes = [row for row in v.evidence["instances"]]
     assert v.status == CONSISTENT and len(sizes) == 4
     assert v.evidence["oc"]["size"] <= 0.01 + 1e-12, v.evidence["oc"]
+
+
+def test_every_instance_fails_on_any_failing_instance_and_passes_only_when_all_do():
+    from fcocheck.rates.verdict import Verdict
+    from fcocheck.verify.experiments.judge import every_instance
+
+    ok, no, weak = (Verdict(CONSISTENT, "r", "fine", {"k": 1}), Verdict(INCONSISTENT, "r", "broken", {}),
+                    Verdict(INCONCLUSIVE, "r", "no power", {}))
+    assert every_instance([ok, ok, ok], [0, 1, 2]).status == CONSISTENT
+    v = every_instance([ok, weak, no], [4, 5, 6])
+    assert v.status == INCONSISTENT and "instance seed 6" in v.reason  # a failure outranks no power
+    v = every_instance([ok, weak, ok], [4, 5, 6])
+    assert v.status == INCONCLUSIVE and "instance seed 5" in v.reason

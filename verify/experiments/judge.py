@@ -118,6 +118,27 @@ def bound_instances(x: Sequence[float], rates: np.ndarray, Y: np.ndarray, seed: 
                    + ", ".join(f"{k} {p:.0%}" for k, p in power.items()) + note, ev)
 
 
+def every_instance(verdicts: Sequence[Verdict], seeds: Sequence[int]) -> Verdict:
+    """One claim judged on several instances, each by its own verdict (its own window and constants).
+
+    Inconsistent if it is on any instance (named); otherwise the first that is not consistent
+    (inconclusive, no power) decides; consistent only if it is on every instance.
+    """
+    n = len(verdicts)
+    for status in (INCONSISTENT, INCONCLUSIVE):
+        for s, v in zip(seeds, verdicts, strict=True):
+            if v.status == status:
+                return Verdict(v.status, v.rule, f"{v.reason} (instance seed {s}, one of {n})",
+                               {**v.evidence, "instances": [w.evidence for w in verdicts]})
+    for s, v in zip(seeds, verdicts, strict=True):
+        if v.status != CONSISTENT:
+            return Verdict(v.status, v.rule, f"{v.reason} (instance seed {s}, one of {n})", v.evidence)
+    return Verdict(CONSISTENT, verdicts[0].rule,
+                   f"on each of {n} instances (seeds {list(seeds)}): "
+                   + "; ".join(f"[{s}] {v.reason}" for s, v in zip(seeds, verdicts, strict=True)),
+                   {**verdicts[0].evidence, "instances": [w.evidence for w in verdicts]})
+
+
 def linear(Y: np.ndarray, start: int, stop: int, seed: int = 0) -> Verdict:
     """A linear rate on [start, stop), with the sub-linear ``rate_violations``."""
     return powered(lambda data: linear_verdict(data, start, stop, seed=seed), np.asarray(Y, dtype=float),
