@@ -28,7 +28,7 @@ table{border-collapse:collapse;margin:.6em 0;font-size:.9em}td,th{border:1px sol
 text-align:left;vertical-align:top}th{background:#f4f4f4}
 .badge{display:inline-block;border-radius:4px;padding:0 .45em;font-weight:600;font-size:.85em;color:#fff}
 .consistent,.holds,.proved{background:#2e7d32}.inconsistent,.fails,.broken{background:#c62828}
-.inconclusive,.n-a{background:#9e9e9e}.error{background:#6a1b9a}.known-disagreement{background:#ef6c00}
+.inconclusive,.n-a{background:#9e9e9e}.does-not-apply{background:#607d8b}.error{background:#6a1b9a}.known-disagreement{background:#ef6c00}
 .verdict{border:1px solid #ccc;border-left:6px solid #9e9e9e;border-radius:4px;padding:.5em .8em;
 margin:.8em 0}
 .verdict.consistent{border-left-color:#2e7d32;background:#f3faf3}.verdict.inconsistent{border-left-color:#c62828;
@@ -37,7 +37,11 @@ background:#fff6ee}.verdict .badge{margin-right:.4em}
 .check{margin:.2em 0}.power{font-size:.82em;color:#555;margin-left:1.5em}
 .math{font-size:1.1em}math{font-size:1.15em}.muted{color:#666;font-size:.88em}
 code{background:#f4f4f4;padding:0 .2em}
-figure{margin:.6em 0}figure img{max-width:100%;border:1px solid #eee}figcaption{font-size:.85em;color:#555}
+figure{margin:.6em 0}figure img{width:min(100%,900px);border:1px solid #eee}
+figcaption{font-size:.85em;color:#555}
+.toc{background:#fafafa;border:1px solid #e4e4e4;border-radius:4px;padding:.4em 1em;font-size:.9em}
+.toc ol{margin:.2em 0;padding-left:1.4em}.toc>ol{columns:2}.toc ol ol{columns:1;font-size:.95em}
+dl.terms{display:grid;grid-template-columns:max-content 1fr;gap:.3em 1em;font-size:.92em}dl.terms dd{margin:0}
 .matrix td{text-align:center;font-size:.85em}.matrix td.alg{text-align:left;font-weight:600}
 footer{margin-top:3em;border-top:2px solid #ddd;font-size:.85em;color:#444}
 .glance td{font-size:.95em}

@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -138,14 +137,16 @@ def cvx_entry(cvx: Any) -> dict[str, Any] | None:
 
 
 def store(path: Path, cvx: dict[str, Any] | None, constants: dict[str, Any], w: np.ndarray) -> bool:
-    """Write the entry atomically; False (nothing written) when the directory is not writable."""
+    """Write the entry atomically; False (nothing written) when the directory is not writable.
+
+    Through ``solvers.files.Writer``: a failed write leaves nothing partial, and a temporary file left
+    by a process killed in the write window is removed by the next write into the directory.
+    """
+    from fcocheck.solvers.files import UnsafePathError, WriteFailedError, Writer
+
     entry = {"format": FORMAT, "cvx": cvx, "constants": constants, "w_sha256": w_digest(w)}
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w") as fh:
-            json.dump(entry, fh, default=float)
-        os.replace(tmp, path)
-    except OSError:
+        Writer(path.parent).write_text(path.name, json.dumps(entry, default=float))
+    except (OSError, WriteFailedError, UnsafePathError):
         return False
     return True

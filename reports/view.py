@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from fcocheck.rates.catalog import THEOREMS
+from fcocheck.reports.glossary import STATUSES, TERMS
 from fcocheck.reports.model import Report
 from fcocheck.reports.text import BIBLIOGRAPHY, readable, shorten
 from fcocheck.solvers.files import is_counterexample_link
@@ -187,6 +188,8 @@ def view(r: Report, out: Path, embed: bool) -> dict[str, Any]:
           for c in r.properties}
     matrix = [{"algorithm": a, "cells": [by.get((a, p)) for p in r.property_rules]} for a in r.algorithms]
     return {
+        "terms": TERMS,
+        "statuses": STATUSES,
         "mode": r.mode,
         "seed": r.seed,
         "summary": r.summary(),

@@ -12,7 +12,9 @@ logs) goes through ``Writer(root)``:
   ``plain_name`` makes of algorithm and check names (``cocoa+``, ``beta=0.5``);
 * **atomic**: bytes go to a temporary file in the same directory, then ``os.replace`` puts them in
   place; on any failure the temporary file is removed, so a reader never sees half a file and a
-  full disk leaves nothing partial;
+  full disk leaves nothing partial.  A process killed outright (SIGKILL, power loss) cannot remove
+  its temporary file, so each carries its writer's pid (``.NAME.PID.XXXX.fcocheck-tmp``) and the
+  next write into that directory removes those whose process is gone;
 * **failures are results**: a full disk, a read-only directory or an over-long name raise
   ``WriteFailedError`` (the CLI prints it and exits 1), naming the file and the cause.
 """
@@ -84,6 +86,7 @@ class Writer:
 
     def __init__(self, root: str | os.PathLike) -> None:
         self.root = Path(root)
+        self._swept: set[Path] = set()
 
     def path(self, rel: str | os.PathLike, make_dirs: bool = True) -> Path:
         """The checked target ``root/rel``; its directories are created (never through a link)."""
@@ -119,8 +122,12 @@ class Writer:
         if mode not in ("wb", "w"):
             raise ValueError(f"mode {mode!r}; the rule is 'w' or 'wb' (a whole file, replaced atomically)")
         target = self.path(rel)
+        if target.parent not in self._swept:
+            remove_stale_temporaries(target.parent)
+            self._swept.add(target.parent)
         try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:40]}.", suffix=".tmp", dir=target.parent)
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:40]}.{os.getpid()}.", suffix=TMP_SUFFIX,
+                                       dir=target.parent)
         except OSError as exc:
             raise _failed(target, exc) from None
         try:
@@ -170,6 +177,40 @@ def write_file(path: str | os.PathLike, data: bytes | str) -> Path:
     p = Path(path)
     w = Writer(p.parent if str(p.parent) else ".")
     return w.write_bytes(p.name, data.encode("utf-8") if isinstance(data, str) else data)
+
+
+#: the suffix of a writer's temporary file; its name carries the writer's pid before a random part
+TMP_SUFFIX = ".fcocheck-tmp"
+_TMP = re.compile(r"^\..*\.(\d+)\.[^.]+" + re.escape(TMP_SUFFIX) + "$")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's process, or a number no pid can be: leave its file alone
+    return True
+
+
+def remove_stale_temporaries(directory: Path) -> list[str]:
+    """Remove temporary files in ``directory`` left by writers that no longer run; returns their names.
+
+    Only regular files (never a link) whose name is ``.NAME.PID.XXXX.fcocheck-tmp`` with PID not a
+    running process; a live process's file (its write in progress) is kept.
+    """
+    removed = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for e in entries:
+        m = _TMP.match(e.name)
+        if m and e.is_file(follow_symlinks=False) and not _alive(int(m.group(1))):
+            _remove(e.path)
+            removed.append(e.name)
+    return removed
 
 
 def _mkdir(path: Path) -> None:

@@ -162,3 +162,25 @@ def test_text_helpers():
         "Konečný et al. 2016 [3] eq. (5), fcocheck's encoding of the statement")
     assert shorten("alpha beta gamma delta", 12) == "alpha beta …" and shorten("short", 12) == "short"
     assert mathml(r"\eta_c \le 1/(4L)").startswith("<math")
+
+
+def test_every_internal_link_lands_on_an_anchor_and_the_contents_list_every_theorem(report):
+    import re
+
+    from fcocheck.reports.glossary import TERMS
+
+    html = (report / "r" / "index.html").read_text(encoding="utf-8")
+    ids = set(re.findall(r'\sid="([^"]+)"', html))
+    targets = re.findall(r'href="#([^"]+)"', html)
+    assert targets and [t for t in targets if t not in ids] == []
+    toc = html.split('<nav class="toc"', 1)[1].split("</nav>", 1)[0]
+    section = html.split('id="theorems"', 1)[1].split('id="conformance"')[0]
+    for name in re.findall(r'<h3 id="([^"]+)">', section):
+        assert f'href="#{name}"' in toc, name
+    for e in EXPERIMENTS:  # the at-a-glance table links each experiment's box
+        assert f'href="#{e}"' in html and f'id="{e}"' in html
+    md = (report / "r" / "report.md").read_text(encoding="utf-8")
+    for term, _ in TERMS:  # the words are defined once, on both pages
+        assert "<dt>" in html and f"**{term}**" in md
+    assert html.count("<dt>") == len(TERMS)
+    assert html.count('title="open the full-size figure"') == len(re.findall(r"<figure ", html))

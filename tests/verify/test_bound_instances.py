@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT
 from fcocheck.verify.experiments.judge import bound_instances
 
-X = np.array([0.0625, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0])  # fco-4.3-floor-zeta's quick sweep
+X = np.array([0.0625, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0])  # a ζ sweep like fco-4.3-floor-zeta's
 T = np.log(X / X[0])
 
 

@@ -202,7 +202,7 @@ FLOOR_OVER_CERTIFICATE = RESOLVED
 LIMIT_TOL, LIMIT_DOUBLINGS = 0.01, 2
 
 
-def _limit_gap(p, ref, eta: float, K: int, R: int, seed: int) -> tuple[float, float]:
+def _limit_gap(p, ref, eta: float, K: int, R: int, seed: int, resolution: float = 0.0) -> tuple[float, float]:
     """(lim_R Φ(ŵ_R) − Φ*, its convergence residual) for FedDualAvg with exact gradients.
 
     ŵ_R of eq. 4.2 averages the primal images of the dual shadow from round 0, so Φ(ŵ_R) carries
@@ -210,6 +210,8 @@ def _limit_gap(p, ref, eta: float, K: int, R: int, seed: int) -> tuple[float, fl
     η_c²LK²ζ² term is left) is the average of the same images over the run's stationary tail.  It is
     taken over rounds R/2…R and checked against rounds 3R/4…R (the residual); an instance that has not
     settled by R runs again at 2R, 4R (``LIMIT_DOUBLINGS``) — instances of a class settle at their own pace.
+    A gap at or below ``resolution`` (the reference's certificate × ``FLOOR_OVER_CERTIFICATE``) is not a
+    measurement (its relative residual is rounding): it is returned as measured, not run longer.
     """
     def gap(images: np.ndarray, start: int) -> float:
         return float(p.Phi(images[start:].reshape(-1, images.shape[-1]).mean(0)) - ref.objective)
@@ -218,7 +220,7 @@ def _limit_gap(p, ref, eta: float, K: int, R: int, seed: int) -> tuple[float, fl
         (t,) = runs("feddualavg", p, {"eta_c": eta, "local_steps": K}, R, "exact", [seed], ref, record="step")
         half, quarter = gap(t["shadow_primal"], R // 2), gap(t["shadow_primal"], 3 * R // 4)
         resid = abs(half - quarter) / max(abs(half), 1e-300)
-        if at_most(resid, LIMIT_TOL):
+        if at_most(resid, LIMIT_TOL) or half <= resolution:
             break
         R *= 2
     return half, resid
@@ -252,9 +254,15 @@ def _floor_sweep(name: str, vary: str, quick: bool, seed: int) -> Result:
     * K → ∞ at fixed η_cK (the bound term is then constant): the floor keeps growing with K
       (rule ``upper`` with exponent 0 on the large-K half).
     LHS: lim_R Φ(ŵ_R) − Φ* with ŵ of eq. 4.2 (``_limit_gap``); σ = 0.
+
+    The ζ window reaches ζ = 1/32 (1/64 full): an instance can sit on a pre-asymptotic plateau —
+    seed 7's floor is 2.0–3.2e-6 for every ζ in 1/8 … 2, then falls to 6e-7, 3e-9, 5e-12 at ζ = 1/16,
+    1/32, 1/64 — and a window ending at 1/16 saw only the plateau's end (the ratio rising, a false
+    'inconsistent' at seed 5).  The claim is about ζ → 0; the window's tail must be there.
     """
     R = 160 if quick else 400
-    xs = ([float(x) for x in np.geomspace(1 / 16, 4.0, 7 if quick else 13)] if vary == "zeta" else
+    zetas = np.geomspace(1 / 32, 2.0, 7) if quick else np.geomspace(1 / 64, 4.0, 13)
+    xs = ([float(x) for x in zetas] if vary == "zeta" else
           [4.0, 8.0, 16.0, 32.0, 64.0] if quick else [2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0])
     seeds = seeds_for(quick, seed, 3, 5)  # one instance per seed: the constant is tested across instances
     cfgs = [_floor_design(vary, xs, s) for s in seeds]
@@ -263,8 +271,10 @@ def _floor_sweep(name: str, vary: str, quick: bool, seed: int) -> Result:
     for i, (s, cfg) in enumerate(zip(seeds, cfgs, strict=True)):
         L = cfg[0][5]
         for j, (p, ref, eta, K, z, _) in enumerate(cfg):
-            y[i, j], r = _limit_gap(p, ref, eta, K, R, s)
-            resid.append(r)
+            res_ij = FLOOR_OVER_CERTIFICATE * float(ref.certificate.value)
+            y[i, j], r = _limit_gap(p, ref, eta, K, R, s, res_ij)
+            if y[i, j] > res_ij:  # only a resolved floor must have settled (the others are not judged)
+                resid.append(r)
             bound[i, j] = float(THM_4_3.values(eta_c=eta, L=L, K=K, zeta=z, B=1.0, R=1.0, M=1.0,
                                                sigma=0.0)["heterogeneity"])
             # negative controls on real runs, through the same rule: each must come out inconsistent
@@ -291,7 +301,9 @@ def _floor_sweep(name: str, vary: str, quick: bool, seed: int) -> Result:
 
     v = rule(y)
     fit = loglog_slope(np.asarray(fit_x), np.maximum(fit_y, 1e-300), seed=seed)
-    settled = (judge.identity(max(resid), LIMIT_TOL, "lim Φ(ŵ_R) reached (tail R/2…R vs 3R/4…R)")
+    resid = resid or [0.0]
+    settled = (judge.identity(max(resid), LIMIT_TOL, "lim Φ(ŵ_R) reached (tail R/2…R vs 3R/4…R) at every "
+                              "resolved point")
                if at_most(max(resid), LIMIT_TOL) else
                Verdict(INCONCLUSIVE, "limit reached", "an instance had not settled by "
                        f"{R * 2**LIMIT_DOUBLINGS} rounds: residual {max(resid):.2e} (rule ≤ {LIMIT_TOL:g}); "

@@ -10,6 +10,7 @@ from fcocheck.rates.power import Violation, powered
 from fcocheck.rates.threshold import at_most
 from fcocheck.rates.verdict import CONSISTENT, INCONSISTENT, Verdict
 from fcocheck.solvers.constants import compute_constants
+from fcocheck.solvers.reference.certificate import RESOLVED
 from fcocheck.verify.experiments import judge
 from fcocheck.verify.experiments.base import Result, plot_spec, runs, seeds_for, slope_series, tail_mean
 from fcocheck.verify.experiments.instances import drift_quadratics, named, quadratics
@@ -117,38 +118,45 @@ def fedcanon_floor_lambda(quick: bool, seed: int) -> Result:
 
 def fedcanon_transient(quick: bool, seed: int) -> Result:
     """Thm 1's O(1/T): the running mean (1/T)Σ‖G(x^t)‖² on a non-convex (Cauchy + MCP) instance."""
-    p, ref = named("robust-penalized", clients=8, samples=32, d=20)
     R = 400 if quick else 1600
-    t = runs("fedcanon", p, {"eta_l": 0.05, "local_steps": 2}, R, "exact", [seed], ref)[0]
-    g2 = _g2(t)[:-1]
-    running = np.cumsum(g2) / np.arange(1, g2.size + 1)
-    fl = floor(g2[None, :])
+    seeds = seeds_for(quick, seed, 3, 5)  # one instance per seed (a row each)
     Ts = np.unique(np.geomspace(R / 4, R, 7).astype(int))  # the O(1/T) claim is about large T
-    # Thm 1 bounds the running mean by C/T + a floor: the transient is what stands above the floor
-    excess = np.maximum(running[Ts - 1] - fl.value, 1e-300)
+    runnings, floors, excess = [], [], np.empty((len(seeds), Ts.size))
+    for i, s in enumerate(seeds):
+        p, ref = named("robust-penalized", clients=8, samples=32, d=20, seed=s)
+        g2 = _g2(runs("fedcanon", p, {"eta_l": 0.05, "local_steps": 2}, R, "exact", [s], ref)[0])[:-1]
+        running = np.cumsum(g2) / np.arange(1, g2.size + 1)
+        fl = floor(g2[None, :]).value
+        # Thm 1 bounds the running mean by C/T + a floor: the transient is what stands above the floor
+        excess[i] = np.maximum(running[Ts - 1] - fl, 1e-300)
+        runnings.append(running)
+        floors.append(fl)
+    running = runnings[0]
     fit, v = judge.exponent(Ts.astype(float), excess, -1.0, "upper", seed, "T")
     return Result(
         "fedcanon-transient",
         FEDCANON_1.name,
-        f"FedCanon on robust-penalized (Cauchy loss, MCP), exact "
+        f"FedCanon on {len(seeds)} robust-penalized instances (seeds {seeds}; Cauchy loss, MCP), exact "
         f"gradients, η_l=0.05, K=2, R={R}; (1/T)Σ_t‖G(x^t)‖² at T ∈ {Ts.tolist()}",
         {
             "T": Ts.tolist(),
-            "running_mean": running[Ts - 1],
-            "floor": fl.value,
+            "running_mean": [r[Ts - 1] for r in runnings],
+            "floor": floors,
             "plot": plot_spec(
                 "slope",
                 "T",
                 "(1/T) Σ_t ‖G(x^t)‖²",
                 [
-                    {"label": "all T", "x": list(range(1, running.size + 1)), "Y": [running.tolist()]},
+                    {"label": f"all T (instance {seeds[0]})", "x": list(range(1, running.size + 1)),
+                     "Y": [running.tolist()]},
                     slope_series("above the floor", Ts, excess, fit, -1.0),
                 ],
             ),
         },
         [v],
         notes=[
-            f"floor of ‖G‖² (tail mean) = {fl.value:.3g}; Thm 1 allows a floor, so the check is on the "
+            f"floors of ‖G‖² (tail mean) = {', '.join(f'{f:.3g}' for f in floors)}; Thm 1 allows a floor, so "
+            "the check is on the "
             "running mean minus that floor, which must fall at least like 1/T (upper)."
         ],
     )
@@ -215,6 +223,32 @@ def fedcanon_pl(quick: bool, seed: int, metric: str = "gap", instance: tuple | N
     )
 
 
+def _svrg_instance(s: int, R: int) -> dict:
+    """One ridge instance (seed ``s``) and SVRG's contraction per outer iteration on it, run with seed s.
+
+    Along m ∈ {n/2 … 8n} at h = 0.2/L_sample, and along h ∈ 0.01…0.25/L_sample at m = 8n (a diverged
+    run counts as c = ∞).
+    """
+    p, ref = named("ridge", clients=4, samples=100, d=20, seed=s)
+    n = sum(int(x.shape[0]) for x in p.X)
+    c0 = compute_constants(p, ref.w)
+    Ls = c0.L_sample
+    ms = [n // 2, n, 2 * n, 4 * n, 8 * n]
+    rel_hs = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25]  # × 1/L_sample: h ≤ 1/(4L)
+    hs = [r / Ls for r in rel_hs]
+    h0, m_h = 0.2 / Ls, 8 * n  # the bound's optimum 1/√(2Lμm) is inside (0, 1/(4L)) at m = 8n
+
+    def factor(h: float, m: int) -> float:
+        t = runs("svrg", p, {"h": h, "m": m}, R, "exact", [s], ref)[0]
+        return (contraction(np.maximum(t["gap"], 1e-300)[None, :], start=0).factor
+                if t.status == "completed" else float("inf"))
+
+    return {"n": n, "ms": ms, "rel_hs": rel_hs, "hs": hs, "h0": h0, "Ls": Ls, "mu": c0.mu,
+            "cm": np.array([factor(h0, m) for m in ms]), "ch": np.array([factor(h, m_h) for h in hs]),
+            "bound_m": np.array([sum(SVRG_5.values(mu=c0.mu, m=m, h=h0, L=Ls).values()) for m in ms]),
+            "h_star": 1.0 / np.sqrt(2 * Ls * c0.mu * m_h) * Ls}
+
+
 def svrg_contraction(quick: bool, seed: int) -> Result:
     """Eq. (5): E f(w_t) − f* ≤ c^t (f(w_0) − f*) with c = Θ(1/(μmh)) + Θ(h).
 
@@ -222,55 +256,51 @@ def svrg_contraction(quick: bool, seed: int) -> Result:
     contraction must fall at least like 1/m (upper), and its optimum in h must be interior when the
     bound's own optimum h* = 1/√(2Lμm) lies inside h < 1/(4L) (m = 8n here).
     """
-    p, ref = named("ridge", clients=4, samples=100, d=20)
-    n = sum(int(x.shape[0]) for x in p.X)
-    c0 = compute_constants(p, ref.w)
-    Ls = c0.L_sample
     R = 8 if quick else 20
-    ms = [n // 2, n, 2 * n, 4 * n, 8 * n]
-    hs = [0.01 / Ls, 0.02 / Ls, 0.05 / Ls, 0.1 / Ls, 0.2 / Ls, 0.25 / Ls]  # h ≤ 1/(4L)
-    h0 = 0.2 / Ls
-    m_h = 8 * n  # the bound's optimum 1/√(2Lμm) is inside (0, 1/(4L)) here
+    seeds = seeds_for(quick, seed, 4, 6)  # one ridge instance per seed, run with that seed's sampling
+    insts = [_svrg_instance(s, R) for s in seeds]
+    n, ms, rel_hs = insts[0]["n"], insts[0]["ms"], insts[0]["rel_hs"]
+    # one row per instance: the exponent's interval is over the instances' own slopes (two rows left a
+    # t interval with one degree of freedom, too wide to reject c ∝ m^-0.5)
+    CM = np.array([d["cm"] for d in insts])
+    cm, ch = np.exp(np.log(CM).mean(axis=0)), np.exp(np.log(np.array([d["ch"] for d in insts])).mean(axis=0))
+    ratio_max = float(max(np.max(d["cm"] / d["bound_m"]) for d in insts))
+    fit, v = judge.exponent(ms, CM, -1.0, "upper", seed, "m", ratio_max=ratio_max)
 
-    def factor(h: float, m: int) -> float:
-        trs = runs("svrg", p, {"h": h, "m": m}, R, "exact", seeds_for(quick, seed, 2, 5), ref)
-        if any(t.status != "completed" for t in trs):
-            return float("inf")  # a diverged run: no contraction
-        gaps = np.array([np.maximum(t["gap"], 1e-300) for t in trs])
-        return contraction(gaps, start=0).factor
-
-    cm = np.array([factor(h0, m) for m in ms])
-    ch = np.array([factor(h, m_h) for h in hs])
-    bound_m = np.array([sum(SVRG_5.values(mu=c0.mu, m=m, h=h0, L=Ls).values()) for m in ms])
-    fit, v = judge.exponent(ms, cm, -1.0, "upper", seed, "m", ratio_max=float(np.max(cm / bound_m)))
-    ok = np.isfinite(ch)
-    h_star = 1.0 / np.sqrt(2 * Ls * c0.mu * m_h)
-
-    def interior(c: np.ndarray) -> Verdict:
+    def interior(c: np.ndarray, h_star: float) -> Verdict:
         k = int(np.argmin(c))
-        return Verdict(CONSISTENT if 0 < k < len(hs) - 1 else INCONSISTENT, "interior optimum in h",
-                       f"c(h) at m = 8n is smallest at h = {hs[k] * Ls:.2g}/L_sample, index {k} of {len(hs)} "
-                       f"(bound's optimum {h_star * Ls:.2g}/L_sample; rule: interior)",
+        return Verdict(CONSISTENT if 0 < k < len(rel_hs) - 1 else INCONSISTENT, "interior optimum in h",
+                       f"c(h) at m = 8n is smallest at h = {rel_hs[k]:.2g}/L_sample, index {k} of "
+                       f"{len(rel_hs)} (bound's optimum {h_star:.2g}/L_sample; rule: interior)",
                        {"c_of_h": c.tolist()})
 
-    # power: a c(h) that keeps falling up to the largest step (no U) must be rejected
-    ushape = powered(interior, ch, [Violation("monotone in h", np.sort(ch)[::-1])])
+    # power: a c(h) that keeps falling up to the largest step (no U) must be rejected, on each instance
+    ushape = judge.every_instance(
+        [powered(lambda c, d=d: interior(c, d["h_star"]), d["ch"],
+                 [Violation("monotone in h", np.sort(d["ch"])[::-1])]) for d in insts], seeds)
+    d0 = insts[0]
+    ok = np.isfinite(d0["ch"])
     terms = {
-        "inner": np.array([1 / (c0.mu * m * h0) for m in ms]
-                          + [1 / (c0.mu * 2 * n * h) for h in np.array(hs)[ok]]),
-        "step": np.array([Ls * h0] * len(ms) + [Ls * h for h in np.array(hs)[ok]]),
+        "inner": np.array([1 / (d0["mu"] * m * d0["h0"]) for m in ms]
+                          + [1 / (d0["mu"] * 2 * n * h) for h in np.array(d0["hs"])[ok]]),
+        "step": np.array([d0["Ls"] * d0["h0"]] * len(ms) + [d0["Ls"] * h for h in np.array(d0["hs"])[ok]]),
     }
-    tf = nnls_terms(terms, np.concatenate([cm, ch[ok]]))
+    tf = nnls_terms(terms, np.concatenate([d0["cm"], d0["ch"][ok]]))
+    bound_m = d0["bound_m"]
+    mus = ", ".join(f"{d['mu']:.3g}" for d in insts)
+    lss = ", ".join(f"{d['Ls']:.3g}" for d in insts)
     return Result(
         "svrg-contraction",
         SVRG_5.name,
-        f"SVRG on ridge (n={n}, μ={c0.mu:.3g}, L_sample={Ls:.3g}), R={R}; contraction per outer iteration "
+        f"SVRG on {len(seeds)} ridge instances (seeds {seeds}; n={n}, μ = {mus}, L_sample = {lss}), "
+        f"R={R}, each run with its instance's seed; contraction per outer iteration "
         f"vs m ∈ {ms} at h = 0.2/L_sample, and vs h ∈ 0.01…0.25/L_sample (h < 1/(4L)) at m = 8n "
         "(a diverged run counts as c = ∞)",
         {
             "m": ms,
             "c_of_m": cm,
-            "h_times_L": [h * Ls for h in hs],
+            "c_of_m_by_instance": CM,
+            "h_times_L": rel_hs,
             "c_of_h": ch,
             "nnls": tf.as_dict(),
             "plot": plot_spec(
@@ -291,6 +321,10 @@ def svrg_contraction(quick: bool, seed: int) -> Result:
     )
 
 
+#: Instances fedcanon-heterogeneity may draw to find its 3 (5) whose floors are all resolved.
+DRAW_CAP = 12
+
+
 def fedcanon_heterogeneity(quick: bool, seed: int) -> Result:
     """Thm 1 has no ζ term: FedCanon's floor does not depend on the clients' heterogeneity.
 
@@ -300,24 +334,50 @@ def fedcanon_heterogeneity(quick: bool, seed: int) -> Result:
     """
     xs = [float(z) for z in np.geomspace(0.5, 8.0, 5 if quick else 9)]
     R = 400 if quick else 1000
-    curves = {}
-    for alg, hp in (("fedcanon", {"eta_l": 0.05, "local_steps": 5}),
-                    ("fedmid-avg", {"eta_c": 0.05, "local_steps": 5})):
-        floors = []
-        for z in xs:
-            p, ref = drift_quadratics(z)
-            floors.append(max(tail_mean(runs(alg, p, hp, R, "exact", [seed], ref)[0]["gap"]), 1e-300))
-        curves[alg] = np.array(floors)
-    fit, v = judge.exponent(xs, curves["fedcanon"], 0.0, "two-sided", seed, "ζ")
-    control = judge.exponent(xs, curves["fedmid-avg"], 0.0, "two-sided", seed, "ζ")[1]
+    want = len(seeds_for(quick, seed, 3, 5))
+    methods = (("fedcanon", {"eta_l": 0.05, "local_steps": 5}),
+               ("fedmid-avg", {"eta_c": 0.05, "local_steps": 5}))
 
-    neg = judge.control(lambda d: judge.exponent(xs, d, 0.0, "two-sided", seed, "ζ")[1], curves["fedmid-avg"],
-                        curves["fedcanon"], "FedMiD-avg must grow with ζ")
+    def floors_of(s: int) -> dict[str, np.ndarray] | None:
+        """Both methods' floors on instance ``s`` at every ζ; None if one is within its resolution."""
+        out = {alg: np.empty(len(xs)) for alg, _ in methods}
+        for j, z in enumerate(xs):
+            p, ref = drift_quadratics(z, s)
+            resolution = RESOLVED * float(ref.certificate.value)
+            for alg, hp in methods:
+                out[alg][j] = tail_mean(runs(alg, p, hp, R, "exact", [s], ref)[0]["gap"])
+                if not out[alg][j] > resolution:
+                    return None  # a floor of 0 (the optimum at a vertex both reach exactly) says nothing
+        return out
+
+    # one instance per seed (a row each), drawn from seed on until ``want`` resolve every floor
+    seeds, skipped, rows = [], [], []
+    for s in range(seed, seed + DRAW_CAP):
+        got = floors_of(s)
+        (skipped if got is None else seeds).append(s)
+        if got is not None:
+            rows.append(got)
+        if len(seeds) == want:
+            break
+    curves = {alg: np.array([r[alg] for r in rows]) for alg, _ in methods}
+    fit, v = judge.exponent(xs, curves["fedcanon"], 0.0, "two-sided", seed, "ζ")
+
+    def on_every_row(D: np.ndarray) -> Verdict:
+        """Flat in ζ rejected on every instance's own curve (instances' drift grows at their own pace)."""
+        rows = [judge.exponent(xs, row, 0.0, "two-sided", seed, "ζ")[1] for row in np.atleast_2d(D)]
+        held = [v for v in rows if v.status != INCONSISTENT]
+        if held:
+            return held[0]
+        return Verdict(INCONSISTENT, rows[0].rule, "; ".join(v.reason.split("; power")[0] for v in rows))
+
+    control = on_every_row(curves["fedmid-avg"])
+    neg = judge.control(on_every_row, curves["fedmid-avg"], curves["fedcanon"], "FedMiD-avg must grow with ζ")
     return Result(
         "fedcanon-heterogeneity",
         FEDCANON_1.name,
-        f"FedCanon (η_l=0.05, K=5) and FedMiD-avg (η_c=0.05, K=5) on quadratics with heterogeneous Hessians "
-        f"on an ℓ1-ball (ζ exact), exact gradients, R={R}; floor = tail mean of Φ − Φ*; ζ ∈ "
+        f"FedCanon (η_l=0.05, K=5) and FedMiD-avg (η_c=0.05, K=5) on {len(seeds)} quadratics instances "
+        f"(seeds {seeds}) with heterogeneous Hessians on an ℓ1-ball (ζ exact), exact gradients, R={R}; "
+        "floor = tail mean of Φ − Φ*; ζ ∈ "
         f"{[round(z, 3) for z in xs]}",
         {
             "zeta": xs,
@@ -330,5 +390,7 @@ def fedcanon_heterogeneity(quick: bool, seed: int) -> Result:
         },
         [v, neg],
         notes=["FedCanon's floor comes from ψ (its clients step on F only, FedCanon Thm 1's λB_r term), not "
-               "from ζ: the control variates remove client drift, which FedMiD-avg keeps."],
+               "from ζ: the control variates remove client drift, which FedMiD-avg keeps.",
+               f"instances skipped (a floor within 10³× its reference's certificate, e.g. 0 when the optimum "
+               f"is a vertex both methods reach exactly): {skipped or 'none'}"],
     )
