@@ -8,7 +8,7 @@ from fcocheck.rates.catalog import FEDCANON_1, FEDCANON_2, SVRG_5
 from fcocheck.rates.fit import contraction, floor, nnls_terms
 from fcocheck.rates.power import Violation, powered
 from fcocheck.rates.threshold import at_most
-from fcocheck.rates.verdict import CONSISTENT, INCONSISTENT, Verdict
+from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
 from fcocheck.solvers.constants import compute_constants
 from fcocheck.solvers.reference.certificate import RESOLVED
 from fcocheck.verify.experiments import judge
@@ -363,12 +363,19 @@ def fedcanon_heterogeneity(quick: bool, seed: int) -> Result:
     fit, v = judge.exponent(xs, curves["fedcanon"], 0.0, "two-sided", seed, "ζ")
 
     def on_every_row(D: np.ndarray) -> Verdict:
-        """Flat in ζ rejected on every instance's own curve (instances' drift grows at their own pace)."""
+        """The rule on each instance's own curve (instances' drift grows at their own pace).
+
+        Flatness is rejected if the rule rejects it on at least one instance and accepts it on none (an
+        instance whose curve bends too much for 5 points — a 98% interval like [−0.16, 12.1] — neither
+        accepts nor rejects).
+        """
         rows = [judge.exponent(xs, row, 0.0, "two-sided", seed, "ζ")[1] for row in np.atleast_2d(D)]
-        held = [v for v in rows if v.status != INCONSISTENT]
-        if held:
-            return held[0]
-        return Verdict(INCONSISTENT, rows[0].rule, "; ".join(v.reason.split("; power")[0] for v in rows))
+        text = "; ".join(f"[{s}] {v.reason.split('; power')[0]}" for s, v in zip(seeds, rows, strict=True))
+        accepted = [v for v in rows if v.status == CONSISTENT]
+        if accepted:
+            return Verdict(CONSISTENT, rows[0].rule, text)
+        rejected = [v for v in rows if v.status == INCONSISTENT]
+        return Verdict(INCONSISTENT if rejected else INCONCLUSIVE, rows[0].rule, text)
 
     control = on_every_row(curves["fedmid-avg"])
     neg = judge.control(on_every_row, curves["fedmid-avg"], curves["fedcanon"], "FedMiD-avg must grow with ζ")

@@ -351,15 +351,17 @@ def crossover_4_2_4_1(quick: bool, seed: int) -> Result:
     from fcocheck.rates.catalog import THM_4_2
     from fcocheck.solvers.constants import compute_constants
     from fcocheck.verify.experiments.fco import _tuned_eta
-    from fcocheck.verify.experiments.instances import named
 
     K = 10
     xs = [1, 2, 4, 32, 128, 512] if quick else [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
     seeds = seeds_for(quick, seed, 3, 5)
 
     def instance(s: int) -> tuple[Verdict, dict[str, Any]]:
-        p, ref = named("constrained-logistic", ball="l2", radius=2.0, clients=8, samples=32, d=20, scale=40.0,
-                       seed=s)
+        p = generate("constrained-logistic", ball="l2", radius=2.0, clients=8, samples=32, d=20, scale=40.0,
+                     seed=s)
+        # 1e-9 relative: features ×40 make some draws too ill-conditioned for 1e-10 (seed 10: 1.1e-10
+        # after 2·10⁵ iterations), and the study compares two regimes' gaps, all ≫ 1e-9
+        ref = reference_solve(p, tol=1e-9)
         c = compute_constants(p, ref.w)
         r_star = c.L**2 * c.B / c.G**2
         a, b = [], []
