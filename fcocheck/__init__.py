@@ -16,8 +16,7 @@ a ``Claim`` judged across instances by ``judge_claim``.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from fcocheck.lazy import lazy_exports
 
 #: public name -> the module that defines it
 _PUBLIC = {
@@ -41,14 +40,4 @@ _PUBLIC = {
 __all__ = sorted(_PUBLIC)
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name's module on first use (PEP 562)."""
-    if name not in _PUBLIC:
-        raise AttributeError(f"module 'fcocheck' has no attribute {name!r}")
-    value = getattr(import_module(_PUBLIC[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_PUBLIC))
+__getattr__, __dir__ = lazy_exports(__name__, _PUBLIC, globals())

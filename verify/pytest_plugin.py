@@ -34,7 +34,23 @@ def pytest_addoption(parser: Any) -> None:
     )
 
 
-class SuiteItem(pytest.Item):
+class EvidenceItem(pytest.Item):
+    """An item whose failure is its evidence (an ``AssertionError`` message), not a traceback."""
+
+    label = ""
+
+    def repr_failure(self, excinfo: Any, style: Any = None) -> str:
+        """The evidence, not a traceback."""
+        if isinstance(excinfo.value, AssertionError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Any, int, str]:
+        """Location and name."""
+        return self.path, 0, self.label
+
+
+class SuiteItem(EvidenceItem):
     """One check of one algorithm."""
 
     def __init__(self, *, alg: Any, check: SuiteCheck, **kwargs: Any) -> None:
@@ -50,18 +66,13 @@ class SuiteItem(pytest.Item):
         if not verdict(self.check, ev, self.alg):
             raise AssertionError(f"{self.alg.name} {self.check.name}: {ev.outcome}: {ev.detail}")
 
-    def repr_failure(self, excinfo: Any, style: Any = None) -> str:
-        """The evidence, not a traceback."""
-        if isinstance(excinfo.value, AssertionError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
-
-    def reportinfo(self) -> tuple[Any, int, str]:
-        """Location and name."""
-        return self.path, 0, f"fcocheck {self.alg.name}::{self.check.name}"
+    @property
+    def label(self) -> str:
+        """The name pytest reports."""
+        return f"fcocheck {self.alg.name}::{self.check.name}"
 
 
-class CardItem(pytest.Item):
+class CardItem(EvidenceItem):
     """One invariant a method card gets (its written-out reference, counts, reductions, coverage)."""
 
     def __init__(self, *, invariant: Any, budget: str, **kwargs: Any) -> None:
@@ -78,18 +89,13 @@ class CardItem(pytest.Item):
             raise AssertionError(f"{self.invariant.name}: {cell.outcome}: {cell.detail}"
                                  + (f" (case: {cell.size})" if cell.size else ""))
 
-    def repr_failure(self, excinfo: Any, style: Any = None) -> str:
-        """The evidence, not a traceback."""
-        if isinstance(excinfo.value, AssertionError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
-
-    def reportinfo(self) -> tuple[Any, int, str]:
-        """Location and name."""
-        return self.path, 0, f"fcocheck {self.invariant.name}"
+    @property
+    def label(self) -> str:
+        """The name pytest reports."""
+        return f"fcocheck {self.invariant.name}"
 
 
-class ClaimItem(pytest.Item):
+class ClaimItem(EvidenceItem):
     """One rate claim (``verify.claim.Claim``): passes only when consistent with measured power."""
 
     def __init__(self, *, claim: Any, **kwargs: Any) -> None:
@@ -112,15 +118,10 @@ class ClaimItem(pytest.Item):
             lines = "\n".join(f"  {v.rule}: {v.status}: {v.reason}" for v in verdicts)
             raise AssertionError(f"{self.claim.name}: {status}{hint}\n{lines}")
 
-    def repr_failure(self, excinfo: Any, style: Any = None) -> str:
-        """The verdict, not a traceback."""
-        if isinstance(excinfo.value, AssertionError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
-
-    def reportinfo(self) -> tuple[Any, int, str]:
-        """Location and name."""
-        return self.path, 0, f"fcocheck claim {self.claim.name}"
+    @property
+    def label(self) -> str:
+        """The name pytest reports."""
+        return f"fcocheck claim {self.claim.name}"
 
 
 def pytest_pycollect_makeitem(collector: Any, name: str, obj: Any) -> list[pytest.Item] | None:

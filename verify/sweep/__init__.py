@@ -7,8 +7,7 @@ kernels (importing this package eagerly cost a cached ``fcocheck solve`` 0.5 s o
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from fcocheck.lazy import lazy_exports
 
 _PUBLIC = {
     "ProblemSpec": "fcocheck.verify.sweep.config",
@@ -23,14 +22,4 @@ _PUBLIC = {
 __all__ = sorted(_PUBLIC)
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name's module on first use."""
-    if name not in _PUBLIC:
-        raise AttributeError(f"module 'fcocheck.verify.sweep' has no attribute {name!r}")
-    value = getattr(import_module(_PUBLIC[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_PUBLIC))
+__getattr__, __dir__ = lazy_exports(__name__, _PUBLIC, globals())
