@@ -3,16 +3,16 @@
 A rule that cannot come out ``inconsistent`` on the data its experiment produces proves nothing
 when it prints ``consistent``.  So every judged claim carries its **violations**: counterfeit data
 at the experiment's own sweep points and with its own noise, that break the claim in a named way
-(an exponent off by ½, a flat curve, a curve that rises, a sub-linear decay, a bound with one of
-its terms deleted).  ``powered`` runs the rule on the measured data and on every violation:
+(an exponent off by ½, a flat curve, a curve that rises, a bound with one of its terms deleted).
+``powered`` runs the rule on the measured data and on every violation:
 
 * the verdict keeps ``consistent`` only if the rule rejects (``inconsistent``) every violation;
   otherwise it is ``inconclusive (no power: …)`` naming the violations that would also pass;
 * the evidence lists what the rule rejects and what it misses, so the report can show it.
 
 Counterfeits keep the measurement's noise: an exponent violation multiplies each measured row by
-(x/x₀)^(q − ŝ) — the fitted trend ŝ is replaced by q, the residuals stay; a rate violation replaces
-the trend of log y in t by the violating law and adds back the measured log-residuals.
+(x/x₀)^(q − ŝ) — the fitted trend ŝ is replaced by q, the residuals stay.  (A linear rate's
+violations, sub-linear decays, are simulated by its own calibrated rule in ``rates.linear``.)
 """
 
 from __future__ import annotations
@@ -74,58 +74,6 @@ def exponent_violations(x: Sequence[float], Y: np.ndarray, predicted: float, sen
         name = "flat" if q == 0 else f"{label}^{q:+g}"
         out.append(Violation(name, retrend(x, Y, q)))
     return out
-
-
-def _log_residuals(Y: np.ndarray, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-row log-residuals of a straight line in t over the window, and the window's t."""
-    Yr = np.log(np.maximum(_rows(Y)[:, start:stop], 1e-300))
-    t = np.arange(start, stop, dtype=float)
-    A = np.column_stack([np.ones_like(t), t])
-    coef, *_ = np.linalg.lstsq(A, Yr.T, rcond=None)
-    return Yr - (A @ coef).T, t
-
-
-SUBLINEAR: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "1/t": lambda s: 1.0 / s,
-    "1/√t": lambda s: 1.0 / np.sqrt(s),
-    "1/t²": lambda s: 1.0 / s**2,
-    "1/log t": lambda s: 1.0 / np.log(s + 1.0),
-}
-
-
-def rate_violations(Y: np.ndarray, start: int, stop: int) -> list[Violation]:
-    """Sub-linear decays on the same window, from the same start value, with the measured noise.
-
-    Each law g is placed so that it falls over the window by the factor the measurement falls
-    (g evaluated on s = 1 … s_end with g(1)/g(s_end) = y_start/y_end where possible), so a rule
-    cannot tell them apart by their total decrease, only by their shape.
-    """
-    Yr = _rows(Y)
-    resid, t = _log_residuals(Yr, start, stop)
-    level = np.log(np.maximum(Yr[:, start:stop], 1e-300))
-    drop = float(np.mean(level[:, 0] - level[:, -1]))
-    out = []
-    for name, g in SUBLINEAR.items():
-        s_end = _match_drop(g, drop, t.size)
-        s = np.linspace(1.0, s_end, t.size)
-        law = np.log(g(s)) - np.log(g(s[0]))
-        data = Yr.copy()
-        data[:, start:stop] = np.exp(level[:, :1] + law[None, :] + resid)
-        out.append(Violation(name, data if np.ndim(Y) > 1 else data[0]))
-    return out
-
-
-def _match_drop(g: Callable[[np.ndarray], np.ndarray], drop: float, n: int) -> float:
-    """The s_end with log g(1) − log g(s_end) = drop (bisection; capped at 1e12)."""
-    lo, hi = 1.0 + 1e-9, 1e12
-    target = max(drop, 1e-6)
-    f = lambda s: float(np.log(g(np.array([1.0]))[0]) - np.log(g(np.array([s]))[0]))  # noqa: E731
-    if f(hi) < target:
-        return hi
-    for _ in range(200):
-        mid = np.sqrt(lo * hi)
-        lo, hi = (mid, hi) if f(mid) < target else (lo, mid)
-    return max(hi, 1.0 + n * 1e-9)
 
 
 def powered(judge: Callable[[np.ndarray], Verdict], data: np.ndarray,

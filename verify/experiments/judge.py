@@ -13,13 +13,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from fcocheck.rates.fit import SlopeFit, loglog_slope
+from fcocheck.rates.linear import linear_rate
 from fcocheck.rates.oc import LEVEL, MIN_POINTS, bounded_ratio, resolved_prefix
 from fcocheck.rates.power import (
     Violation,
     ablation,
     exponent_violations,
     powered,
-    rate_violations,
 )
 from fcocheck.rates.threshold import above, at_most
 from fcocheck.rates.verdict import (
@@ -29,7 +29,6 @@ from fcocheck.rates.verdict import (
     Verdict,
     exponent_verdict,
     inequality_verdict,
-    linear_verdict,
 )
 
 
@@ -139,10 +138,9 @@ def every_instance(verdicts: Sequence[Verdict], seeds: Sequence[int]) -> Verdict
                    {**verdicts[0].evidence, "instances": [w.evidence for w in verdicts]})
 
 
-def linear(Y: np.ndarray, start: int, stop: int, seed: int = 0) -> Verdict:
-    """A linear rate on [start, stop), with the sub-linear ``rate_violations``."""
-    return powered(lambda data: linear_verdict(data, start, stop, seed=seed), np.asarray(Y, dtype=float),
-                   rate_violations(Y, start, stop))
+def linear(Y: np.ndarray, start: int, stop: int, seed: int = 0, deterministic: bool = False) -> Verdict:
+    """A linear rate on [start, stop): ``rates.linear.linear_rate`` (its size and power measured)."""
+    return linear_rate(np.asarray(Y, dtype=float), start, stop, seed=seed, deterministic=deterministic)
 
 
 def inequality(lhs: Sequence[float], terms: dict[str, Sequence[float]], tested: Sequence[str],

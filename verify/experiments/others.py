@@ -171,8 +171,24 @@ def _pl_curve(p, ref, eta_l: float, R: int, seed: int, metric: str) -> tuple[np.
     above = np.nonzero(last > 100 * max(fl, 1e-14 * last[0]))[0]
     stop = int(above.max()) + 1 if above.size else 3
     gap = np.maximum(np.asarray(t[metric], dtype=float), 1e-300)
-    v = judge.linear(gap[None, :], 0, max(stop, 3), seed=seed)
+    v = judge.linear(gap[None, :], 0, max(stop, 3), seed=seed, deterministic=True)  # exact gradients
     v.evidence["neighbourhood"] = fl
+    return gap, v
+
+
+def _pl_powered(p, ref, eta_l: float, R: int, seed: int, metric: str) -> tuple[np.ndarray, Verdict]:
+    """``_pl_curve``, the step cut by 4 (at most twice) while the window is too short for power.
+
+    A curve that reaches its floor in a few rounds gives the linear rule too few rounds to tell a
+    linear rate from exp(−t^0.75) (``rates.linear``); a smaller step stretches the same contraction
+    over more rounds.
+    """
+    for _ in range(3):
+        gap, v = _pl_curve(p, ref, eta_l, R, seed, metric)
+        if not (v.status == INCONCLUSIVE and v.reason.startswith("no power")):
+            break
+        eta_l /= 4
+    v.evidence["eta_l"] = eta_l
     return gap, v
 
 
@@ -193,10 +209,11 @@ def fedcanon_pl(quick: bool, seed: int, metric: str = "gap", instance: tuple | N
 
         seeds = [seed]
         cases = [(instance, 0.1 / global_smoothness(instance[0]), seed)]
-    curves, verdicts = zip(*[_pl_curve(p, ref, eta, R, s, metric) for (p, ref), eta, s in cases], strict=True)
+    judged = [_pl_powered(p, ref, eta, R, s, metric) for (p, ref), eta, s in cases]
+    curves, verdicts = zip(*judged, strict=True)
     v = verdicts[0] if len(verdicts) == 1 else judge.every_instance(verdicts, seeds)
     first = verdicts[0].evidence
-    p, eta_l = cases[0][0][0], cases[0][1]
+    p, eta_l = cases[0][0][0], first["eta_l"]  # the step the first instance was judged at
     return Result(
         "fedcanon-pl-linear",
         FEDCANON_2.name,

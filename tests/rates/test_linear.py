@@ -1,0 +1,107 @@
+"""The linear-rate rule: its size on the legal family and its power against sub-linear decays, measured.
+
+Violations must fail (exp(−t^0.75) included, which the rule it replaced passed); legal curves that look
+unusual (accelerating, several modes, a transient at the family's edge, other seeds) must pass.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import fcocheck.rates.linear as linear
+from fcocheck.rates.linear import SHARE, legal_shapes, linear_rate, violation_shapes, worst_mixture
+from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT
+
+N, RATE, SIGMA, SEEDS = 120, 0.08, 0.05, 3
+
+
+def _noisy(logy: np.ndarray, rng: np.random.Generator, sigma: float = SIGMA,
+           seeds: int = SEEDS) -> np.ndarray:
+    return np.exp(logy[None, :] + sigma * rng.standard_normal((seeds, logy.size)))
+
+
+def _rate(shape: np.ndarray, reps: int, seed: int, monkeypatch, sigma: float = SIGMA) -> dict[str, float]:
+    """Share of ``reps`` noisy copies of ``shape`` judged each way.
+
+    The inner simulation is cut to 20 repetitions: ``inconsistent`` does not depend on it.
+    """
+    monkeypatch.setattr(linear, "REPS", 20)
+    rng = np.random.default_rng(seed)
+    out = [linear_rate(_noisy(shape, rng, sigma), 0, shape.size, seed=i).status for i in range(reps)]
+    return {s: out.count(s) / reps for s in (CONSISTENT, INCONSISTENT, INCONCLUSIVE)}
+
+
+@pytest.mark.parametrize("name", list(legal_shapes(N, RATE)))
+def test_size_on_the_legal_family_is_at_most_one_percent(name, monkeypatch):
+    """600 noisy copies of each legal shape (the family's boundary included): rejected ≤ 1% + 3 s.e."""
+    reps = 600
+    got = _rate(legal_shapes(N, RATE)[name], reps, 7, monkeypatch)
+    se = np.sqrt(0.01 * 0.99 / reps)
+    assert got[INCONSISTENT] <= 0.01 + 3 * se, (name, got)
+
+
+@pytest.mark.parametrize("name", list(violation_shapes(N, RATE * N * 2 / 3)))
+def test_power_against_each_sublinear_decay_is_at_least_95_percent(name, monkeypatch):
+    """Each violation, falling by the legal curve's factor over the window, is rejected in ≥ 95% of 200."""
+    got = _rate(violation_shapes(N, RATE * N * 2 / 3)[name], 200, 11, monkeypatch)
+    assert got[INCONSISTENT] >= 0.95, (name, got)
+
+
+def test_the_reported_size_and_power_are_the_simulated_ones():
+    rng = np.random.default_rng(3)
+    v = linear_rate(_noisy(-RATE * np.arange(N), rng), 0, N, seed=3)
+    assert v.status == CONSISTENT, v.reason
+    oc = v.evidence["oc"]
+    assert oc["size"] <= 0.02 and min(oc["power"].values()) >= 0.95
+    assert set(oc["power"]) == {"1/t^p", "1/log^p t", "exp(−t^0.5)", "exp(−t^0.75)"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(rate=st.floats(0.03, 0.5), share=st.floats(0.0, SHARE), fast=st.floats(1.05, 50.0),
+       n=st.integers(60, 240), third=st.floats(0.0, SHARE))
+def test_legal_mixtures_that_look_unusual_are_never_inconsistent(rate, share, fast, n, third):
+    """Exact sums of three exponentials whose faster modes carry ≤ SHARE where the middle third begins."""
+    t = np.arange(n, dtype=float)
+    m = n - (2 * n) // 3
+    assume(rate * fast * m < 600)  # y(0) stays a float
+    slow = -rate * t
+    mode2 = np.log(max(share, 1e-12) / (1 - share)) - rate * fast * (t - m) - rate * m
+    mode3 = np.log(max(third, 1e-12)) - rate * 1.5 * (t - m) - rate * m
+    total_fast = np.exp(mode2[m] - slow[m]) + np.exp(mode3[m] - slow[m])
+    if total_fast / (1 + total_fast) > SHARE:  # the two together must stay inside the family
+        mode3 = mode3 - np.log(total_fast / (SHARE / (1 - SHARE)))
+    logy = np.logaddexp(np.logaddexp(slow, mode2), mode3)
+    v = linear_rate(np.exp(logy)[None, :], 0, n, deterministic=True)
+    assert v.status != INCONSISTENT, v.reason
+
+
+@settings(max_examples=60, deadline=None)
+@given(beta=st.floats(0.3, 0.75), drop=st.floats(8.0, 30.0), n=st.integers(60, 240))
+def test_stretched_exponentials_are_never_consistent_and_rejected_on_a_studys_window(beta, drop, n):
+    """exp(−c·t^β), β ≤ 0.75, falling by ≥ e^8 over the window (as the studies' windows do): inconsistent."""
+    s = np.arange(n, dtype=float) / (n - 1)
+    v = linear_rate(np.exp(-drop * s**beta)[None, :], 0, n, deterministic=True)
+    assert v.status == INCONSISTENT, v.reason
+
+
+def test_a_rising_tail_is_inconsistent_and_a_flat_noisy_one_inconclusive():
+    rng = np.random.default_rng(5)
+    t = np.arange(N, dtype=float)
+    up = np.where(t < N / 3, -RATE * t, -RATE * N / 3 + 0.02 * (t - N / 3))  # falls, then rises
+    rising = linear_rate(_noisy(up, rng), 0, N)
+    assert rising.status == INCONSISTENT and "rises" in rising.reason
+    flat = linear_rate(_noisy(np.zeros(N), rng), 0, N)
+    assert flat.status == INCONCLUSIVE and "no fall resolved" in flat.reason
+
+
+def test_a_short_window_is_inconclusive():
+    assert linear_rate(np.exp(-0.1 * np.arange(8.0))[None, :], 0, 8).status == INCONCLUSIVE
+
+
+def test_the_worst_mixture_sits_on_the_family_boundary():
+    """κ is d₃/d₂ of the returned curve, and a family with a larger transient share reaches below it."""
+    L, kappa = worst_mixture(N, RATE)
+    w2, w3 = linear.tail_weights(N)
+    assert (L @ w3) / (L @ w2) == pytest.approx(kappa, rel=1e-12)
+    assert worst_mixture(N, RATE, 2 * SHARE)[1] < kappa < 1.0
