@@ -116,9 +116,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({**res.as_dict(), "seconds": time.perf_counter() - start}, indent=1, default=str))
     else:
-        print(render(res))
+        if not args.quiet:
+            print(render(res))
         print(
-            f"\n{len(res.invariants)} invariants ({len(res.broken)} broken), "
+            ("" if args.quiet else "\n") + f"{len(res.invariants)} invariants ({len(res.broken)} broken), "
             f"{len(res.properties)} property cells, {time.perf_counter() - start:.1f} s; results in {log}"
         )
     if res.broken:

@@ -72,7 +72,7 @@ def _session(args: argparse.Namespace) -> Session:
     except BaseException:
         ex.close()
         raise
-    return Session(store, ex, progress=False if args.no_progress else None)
+    return Session(store, ex, progress=False if args.no_progress or args.quiet else None)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -107,7 +107,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         session.store.close()
     html, md = render_html(report, out), render_md(report, out)
     s = report.summary()
-    print(f"wrote {html} and {md} ({len(list((out / 'figures').glob('*.png')))} figures as PNG and SVG)")
+    if not args.quiet:
+        print(f"wrote {html} and {md} ({len(list((out / 'figures').glob('*.png')))} figures as PNG and SVG)")
     print(summary_line(s, report.provenance["wall_seconds"]))
     failed = len(report.errors) + sum(1 for b in report.reproductions if b.rep.status == "error")
     if failed:

@@ -96,7 +96,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             if out is not None:  # one JSON line per finished experiment: an interruption loses nothing done
                 with out.open("a") as fh:
                     fh.write(json.dumps(res, default=str) + "\n")
-            if not args.json:
+            if not (args.json or args.quiet):
                 _print_result(res)
     except KeyboardInterrupt:
         print(f"fcocheck: interrupted after {len(results)} of {len(chosen)} experiments", file=sys.stderr)
@@ -110,7 +110,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             for s in ("consistent", "inconsistent", "inconclusive", "known disagreement", "does not apply")
         }
         print(
-            f"\n{len(results)} experiments: "
+            ("" if args.quiet else "\n") + f"{len(results)} experiments: "
             + ", ".join(f"{v} {k}" for k, v in counts.items())
             + f" ({sum(r['seconds'] for r in results):.1f} s)"
         )

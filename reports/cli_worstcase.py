@@ -133,6 +133,8 @@ def _theorem(args: argparse.Namespace, p: Any, session: Any) -> int:
     out = judge(p, compute([p], session), not args.full)
     if args.json:
         print(json.dumps(out, indent=1, default=str))
+    elif args.quiet:
+        print(f"{out['name']}: {out['status']}")
     else:
         print_tightness(out)
     return 0 if out["status"] in ("consistent", "known disagreement") else 1

@@ -94,6 +94,7 @@ def add_theory_commands(sub: Any) -> None:
                    help="processes (default: one per core; 1 = serial in this process)")
     v.add_argument("--strict", action="store_true",
                    help="exit 1 when any verdict is inconsistent (documented disagreements pass)")
+    add_quiet(v)
     _cmd(v, "fcocheck.reports.cli_theory:cmd_validate")
 
 
@@ -108,13 +109,20 @@ def add_check_command(sub: Any) -> None:
     c.add_argument("--seed", type=int, default=0, help="seed of the Hypothesis searches")
     c.add_argument("--json", action="store_true")
     c.add_argument("--out", default="out/check", help="directory for check.jsonl and counterexamples/")
+    add_quiet(c)
     c.add_argument("--workers", type=int, default=None,
                    help="processes (default: one per core; 1 = serial in this process)")
     _cmd(c, "fcocheck.reports.cli_check:cmd_check")
 
 
+def add_quiet(p: argparse.ArgumentParser) -> None:
+    """-q / --quiet: only the final summary line (or --json) on stdout, no progress on stderr."""
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress and no per-item lines: only the final summary (errors still on stderr)")
+
+
 def add_executor_options(p: argparse.ArgumentParser) -> None:
-    """--workers / --scheduler / --dask-local / --store / --no-progress."""
+    """--workers / --scheduler / --dask-local / --store / --no-progress / --quiet."""
     p.add_argument("--store", default=DEFAULT_STORE, help=f"results store (SQLite; default {DEFAULT_STORE})")
     p.add_argument("--workers", type=int, default=None,
                    help="local process pool size (default: one per core; 1 = serial in this process)")
@@ -122,6 +130,7 @@ def add_executor_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dask-local", type=int, default=None, metavar="N",
                    help="start a Dask LocalCluster of N workers")
     p.add_argument("--no-progress", action="store_true", help="never draw the progress bar")
+    add_quiet(p)
 
 
 def add_report_commands(sub: Any) -> None:
