@@ -100,30 +100,3 @@ def powered(judge: Callable[[np.ndarray], Verdict], data: np.ndarray,
     if v.status == CONSISTENT and (misses or not violations):
         return Verdict(INCONCLUSIVE, v.rule, f"no power: {v.reason}; but it {note}", ev)
     return Verdict(v.status, v.rule, f"{v.reason}; power: {note}", ev)
-
-
-def ablation(lhs: np.ndarray, terms: dict[str, np.ndarray], tested: Sequence[str], labels: list[str],
-             judge: Callable[[np.ndarray, np.ndarray, list[str]], Verdict]) -> Verdict:
-    """An inequality LHS ≤ Σ terms, with power on each ``tested`` term.
-
-    The inequality is judged with every term, then once with each tested term deleted: a term whose
-    deletion still leaves LHS ≤ RHS on every run is not exercised by the design (it never binds), so
-    a ``consistent`` verdict becomes ``inconclusive (no power: …)``.
-    """
-    rhs = np.sum([np.asarray(v, dtype=float) for v in terms.values()], axis=0)
-    v = judge(np.asarray(lhs, dtype=float), rhs, labels)
-    shares = {k: float(np.max(np.asarray(terms[k], dtype=float) / rhs)) for k in terms}
-    idle = []
-    for k in tested:
-        without = rhs - np.asarray(terms[k], dtype=float)
-        if judge(np.asarray(lhs, dtype=float), without, labels).status != INCONSISTENT:
-            idle.append(k)
-    ev = {**v.evidence, "power": {"rejects": [f"without {k}" for k in tested if k not in idle],
-                                  "misses": {f"without {k}": CONSISTENT for k in idle}},
-          "max_share": shares}
-    if v.status == CONSISTENT and idle:
-        return Verdict(INCONCLUSIVE, v.rule, f"no power: {v.reason}; but it still holds with "
-                       + ", ".join(f"{k} deleted (at most {shares[k]:.1%} of the right side)" for k in idle),
-                       ev)
-    note = ", ".join(f"{k} (up to {shares[k]:.0%} of the right side)" for k in tested)
-    return Verdict(v.status, v.rule, f"{v.reason}; power: fails with any of {note} deleted", ev)

@@ -21,7 +21,9 @@ The numeric rules (δ = ``DELTA``, w = ``MAX_WIDTH``; [lo, hi] is the fit's 98% 
   design; it replaced the one-constant and the every-local-slope rules (the first rejected legal
   saturating ratios and passed y ∝ bound^0.7 in 30–55% of noisy repetitions, the second rejected a
   bounded floor a·K/(K + 4)).
-* **inequality** (constant 1, e.g. Lemma 4.4): consistent iff every run's slack RHS/LHS ≥ 1.
+* **inequality** (constant 1, e.g. Lemma 4.4): ``rates.inequality.bounded_by`` — run by run, a mean
+  over seeds above its bound by more than its Bonferroni t-quantile × standard error (exactly, for a
+  deterministic run), with its size and power (each tested term deleted) measured.
 * **linear rate**: ``rates.linear.linear_rate`` — the decay's log-decrement over the window's last
   third against its middle third, with a critical value exact on a stated legal family (one
   exponential, accelerating, a transient carrying ≤ 30% of the curve by the middle third) and its size
@@ -144,26 +146,6 @@ def exponent_verdict(
         f"slope {fit.slope:.3f} (CI low {fit.lo:.3f}) "
         + ("≤" if ok else ">")
         + f" predicted {predicted:g} + {delta}",
-        ev,
-    )
-
-
-def inequality_verdict(lhs: np.ndarray, rhs: np.ndarray, labels: list[str]) -> Verdict:
-    """Constant-1 inequality checked run by run: the slack RHS/LHS must be ≥ 1 everywhere."""
-    lhs, rhs = np.asarray(lhs, dtype=float), np.asarray(rhs, dtype=float)
-    slack = rhs / np.maximum(lhs, 1e-300)
-    bad = [labels[i] for i, s in enumerate(slack.tolist()) if not at_least(s, 1.0)]
-    ev = {
-        "slack_min": float(slack.min()),
-        "slack_max": float(slack.max()),
-        "slack": dict(zip(labels, slack.tolist(), strict=True)),
-    }
-    if bad:
-        return Verdict(INCONSISTENT, "inequality (constant 1)", f"RHS < LHS on {len(bad)} run(s): {bad}", ev)
-    return Verdict(
-        CONSISTENT,
-        "inequality (constant 1)",
-        f"slack RHS/LHS ∈ [{slack.min():.3g}, {slack.max():.3g}] ≥ 1 on all {len(labels)} runs",
         ev,
     )
 

@@ -2,12 +2,12 @@ import numpy as np
 import pytest
 
 from fcocheck.rates.fit import contraction, floor, loglog_slope, nnls_terms
+from fcocheck.rates.inequality import bounded_by
 from fcocheck.rates.verdict import (
     CONSISTENT,
     INCONCLUSIVE,
     INCONSISTENT,
     exponent_verdict,
-    inequality_verdict,
 )
 
 X = np.geomspace(10, 1000, 8)
@@ -68,8 +68,9 @@ def test_contraction_and_floor():
 
 
 def test_inequality_verdict():
-    assert inequality_verdict(np.array([1.0, 2.0]), np.array([3.0, 2.5]), ["a", "b"]).status == CONSISTENT
-    v = inequality_verdict(np.array([1.0, 2.0]), np.array([3.0, 1.5]), ["a", "b"])
+    lhs = np.array([1.0, 2.0])
+    assert bounded_by(lhs, {"rhs": np.array([3.0, 2.5])}, [], ["a", "b"]).status == CONSISTENT
+    v = bounded_by(np.array([1.0, 2.0]), {"rhs": np.array([3.0, 1.5])}, [], ["a", "b"])
     assert v.status == INCONSISTENT and "b" in v.reason
 
 

@@ -14,6 +14,7 @@ import pytest
 
 import fcocheck.rates.threshold as threshold
 from fcocheck.rates.fit import SlopeFit
+from fcocheck.rates.inequality import bounded_by
 from fcocheck.rates.oc import bounded_ratio
 from fcocheck.rates.threshold import REL_TOL, above, at_least, at_most, below
 from fcocheck.rates.verdict import (
@@ -21,7 +22,6 @@ from fcocheck.rates.verdict import (
     INCONCLUSIVE,
     MIN_SPAN,
     exponent_verdict,
-    inequality_verdict,
 )
 
 ROUNDINGS = [4.0, 3.9999999999999996]  # numpy's vectorised (80/10)**(2/3), and Python's / libm's
@@ -91,8 +91,8 @@ def _fit_at(lo: float) -> SlopeFit:
 def test_rules_on_an_exact_threshold_do_not_move_with_a_few_ulps(k):
     """Data that put each rule's statistic exactly on its threshold, nudged by a few ulps: same verdict."""
     lhs, rhs = np.array([1.0, 2.0, 0.3]), np.array([1.0, 3.0, 0.9])  # slack exactly 1 on one run
-    base = inequality_verdict(lhs, rhs, ["a", "b", "c"]).status
-    assert inequality_verdict(lhs, _ulps(rhs, k), ["a", "b", "c"]).status == base == CONSISTENT
+    base = bounded_by(lhs, {"rhs": rhs}, [], ["a", "b", "c"]).status
+    assert bounded_by(lhs, {"rhs": _ulps(rhs, k)}, [], ["a", "b", "c"]).status == base == CONSISTENT
     edge = 0.0 + 0.1  # the upper rule's threshold p + δ, computed as the rule computes it
     assert exponent_verdict(_fit_at(float(_ulps(np.array(edge), k))), 0.0, "upper").status == CONSISTENT
 
@@ -101,7 +101,7 @@ def test_without_the_tolerance_a_few_ulps_split_the_same_rules(monkeypatch):
     """Power of the test above: with bare comparisons the nudged copies do change the verdicts."""
     monkeypatch.setattr(threshold, "REL_TOL", 0.0)
     lhs, rhs = np.array([1.0, 2.0, 0.3]), np.array([1.0, 3.0, 0.9])
-    assert {inequality_verdict(lhs, _ulps(rhs, k), ["a", "b", "c"]).status for k in (-1, 1)} == {
+    assert {bounded_by(lhs, {"rhs": _ulps(rhs, k)}, [], ["a", "b", "c"]).status for k in (-1, 1)} == {
         CONSISTENT, "inconsistent"}
     edge = 0.0 + 0.1
     nudged = {exponent_verdict(_fit_at(float(_ulps(np.array(edge), k))), 0.0, "upper").status

@@ -1,0 +1,116 @@
+"""An inequality with constant 1, run by run, on means over seeds: calibrated size, measured power.
+
+A lemma such as FCO Lemma 4.4 bounds an expectation, E Φ(ŵ) − Φ* ≤ Σ terms, with every constant 1.
+A run measures the left side as the mean of its S seeds; judging that mean against the right side
+as if it were exact rejects a run sitting on its bound in half of all repetitions.  The rule:
+
+* **per run**: m_i (mean over the run's seeds) and se_i = sd_i/√S_i; a run with one seed or no spread
+  (exact gradients) is compared exactly (slack rhs/m ≥ 1, within ``rates.threshold``'s tolerance);
+* **decision**: a run is violated when m_i − rhs_i > q_i·se_i, q_i the Student-t quantile with S_i − 1
+  degrees of freedom at 1 − ``ALPHA``/n (n runs: Bonferroni), so the size is ≤ ``ALPHA`` when every
+  run sits exactly on its bound; *inconsistent* if any run is violated (named);
+* **size**, re-measured: that boundary simulated (each seed normal around its run's bound with the run's
+  measured sd) over ``REPS`` repetitions;
+* **power** per tested term: the same rule with the term deleted from the right side, on ``REPS``
+  repetitions simulated around the measured means — *consistent* only if each deletion is rejected
+  in ≥ ``POWER`` of them, else *inconclusive (no power)* naming the term (a term that never binds at
+  this design is not tested by it).
+
+All simulations are seeded from ``seed``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from scipy import stats
+
+from fcocheck.rates.oc import POWER, REPS
+from fcocheck.rates.threshold import above, at_least
+from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
+
+ALPHA = 0.01  # the rule's size at the boundary (every run exactly on its bound)
+RULE = "inequality (constant 1, means over seeds: size ≤ 1%)"
+
+
+def _moments(lhs: Sequence[float | Sequence[float]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per run: mean, standard deviation over seeds (0 for one seed) and number of seeds."""
+    rows = [np.atleast_1d(np.asarray(v, dtype=float)) for v in lhs]
+    mean = np.array([r.mean() for r in rows])
+    sd = np.array([r.std(ddof=1) if r.size > 1 else 0.0 for r in rows])
+    return mean, sd, np.array([r.size for r in rows])
+
+
+def critical(n_seeds: np.ndarray) -> np.ndarray:
+    """q_i: the t quantile at 1 − ALPHA/n with S_i − 1 degrees of freedom (inf where S_i = 1)."""
+    level = 1 - ALPHA / len(n_seeds)
+    return np.array([stats.t.ppf(level, s - 1) if s > 1 else np.inf for s in n_seeds])
+
+
+def violated(mean: np.ndarray, se: np.ndarray, rhs: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Which runs the rule finds above their bound (exact where se = 0)."""
+    out = np.empty(mean.shape, dtype=bool)
+    for i, (m, s, r, c) in enumerate(zip(mean.tolist(), se.tolist(), rhs.tolist(), q.tolist(), strict=True)):
+        out[i] = not at_least(r / max(m, 1e-300), 1.0) if s == 0 else above(m - r, c * s)
+    return out
+
+
+def _simulate(centre: np.ndarray, sd: np.ndarray, n: np.ndarray, rhs: np.ndarray, q: np.ndarray,
+              rng: np.random.Generator) -> float:
+    """Share of ``REPS`` simulated measurements (seeds normal around ``centre``) with a violated run."""
+    hits = 0
+    for _ in range(REPS):
+        means, ses = np.empty_like(centre), np.zeros_like(centre)
+        for i, (c, s, k) in enumerate(zip(centre.tolist(), sd.tolist(), n.tolist(), strict=True)):
+            if s == 0:
+                means[i] = c
+                continue
+            draw = c + s * rng.standard_normal(k)
+            means[i], ses[i] = draw.mean(), draw.std(ddof=1) / np.sqrt(k)
+        hits += bool(violated(means, ses, rhs, q).any())
+    return hits / REPS
+
+
+def bounded_by(lhs: Sequence[float | Sequence[float]], terms: Mapping[str, Sequence[float]],
+               tested: Sequence[str], labels: Sequence[str], seed: int = 0) -> Verdict:
+    """LHS ≤ Σ terms run by run (module docstring), with size and power measured.
+
+    Args:
+        lhs: per run, the left side: one value, or one per seed.
+        terms: the right side's terms, each one value per run.
+        tested: the terms whose deletion the rule must detect (its power).
+        labels: one per run, for messages.
+        seed: seeds the simulations.
+
+    """
+    mean, sd, n = _moments(lhs)
+    parts = {k: np.asarray(v, dtype=float) for k, v in terms.items()}
+    rhs = np.sum(list(parts.values()), axis=0)
+    se = sd / np.sqrt(n)
+    q = critical(n)
+    bad = [labels[i] for i in np.nonzero(violated(mean, se, rhs, q))[0]]
+    rng = np.random.default_rng([seed, 0x1E0])
+    size = _simulate(rhs, sd, n, rhs, q, rng)
+    power = {f"without {k}": _simulate(mean, sd, n, rhs - parts[k], q, rng) for k in tested}
+    shares = {k: float(np.max(v / rhs)) for k, v in parts.items()}
+    slack = rhs / np.maximum(mean, 1e-300)
+    ev = {"slack_min": float(slack.min()), "slack_max": float(slack.max()),
+          "slack": dict(zip(labels, slack.tolist(), strict=True)), "max_share": shares,
+          "oc": {"size": size, "power": power, "reps": REPS, "alpha": ALPHA, "seeds": n.tolist()},
+          "power": {"rejects": [k for k, v in power.items() if v >= POWER],
+                    "misses": {k: f"{v:.0%}" for k, v in power.items() if v < POWER}}}
+    head = (f"slack RHS/LHS ∈ [{slack.min():.3g}, {slack.max():.3g}] over {len(labels)} runs "
+            f"(means over {n.min()}–{n.max()} seeds); size {size:.1%}")
+    if bad:
+        return Verdict(INCONSISTENT, RULE,
+                       f"{head}: LHS above RHS beyond its noise on {len(bad)} run(s): {bad}", ev)
+    weak = {k: v for k, v in power.items() if v < POWER}
+    if weak:
+        said = [f"{k.removeprefix('without ')} deleted in {1 - v:.0%} of {REPS} repetitions (at most "
+                f"{shares[k.removeprefix('without ')]:.1%} of the right side)" for k, v in weak.items()]
+        return Verdict(INCONCLUSIVE, RULE, f"no power: {head}; but it still holds with " + ", ".join(said),
+                       ev)
+    said = [f"{k} {v:.0%} (up to {shares[k.removeprefix('without ')]:.0%} of the right side)"
+            for k, v in power.items()]
+    return Verdict(CONSISTENT, RULE, f"{head}; power " + ", ".join(said), ev)
