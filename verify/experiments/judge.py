@@ -152,11 +152,17 @@ def inequality(lhs: Sequence[float | Sequence[float]], terms: dict[str, Sequence
 
 
 def identity(residual: float, tol: float, what: str) -> Verdict:
-    """An exact identity: residual ≤ tol; power: a residual 10× the tolerance must fail."""
+    """An exact identity: residual ≤ tol; power: a residual 10× the tolerance must fail.
+
+    The margin tol/residual is reported: an identity that holds to rounding sits many decades below
+    its tolerance, one that holds only approximately close to it.
+    """
     def judge(r: float) -> Verdict:
         ok = at_most(r, tol)
+        margin = tol / max(r, 1e-300)
         return Verdict(CONSISTENT if ok else INCONSISTENT, "identity",
-                       f"{what}: max relative residual {r:.2e} (rule ≤ {tol:g})", {"residual": r})
+                       f"{what}: max relative residual {r:.2e} (rule ≤ {tol:g}; margin ×{margin:.2g})",
+                       {"residual": r, "margin": margin})
 
     return powered(judge, residual, [Violation("residual 10× the tolerance", 10 * tol)])
 
