@@ -6,6 +6,7 @@ whose outcome differs from the clean tree's) or missed.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -32,8 +33,11 @@ def copy_tree(dest: Path) -> Path:
     return dest
 
 
+CRASH = ("crash", "stderr")  # the cell a run that printed no report (a traceback) is filed under
+
+
 def check(tree: Path, algorithms: tuple[str, ...], out: Path) -> tuple[int, dict[tuple[str, str], str]]:
-    """Exit code and {(algorithm, column): outcome} of ``check --quick`` on ``tree``."""
+    """Exit code and {(algorithm, column): outcome} of ``check --quick`` on ``tree`` (``CRASH`` if none)."""
     cmd = [sys.executable, "-m", "fcocheck.reports.cli", "check", "--quick", "--json", "--out", str(out)]
     for a in algorithms:
         cmd += ["--algorithm", a]
@@ -42,26 +46,40 @@ def check(tree: Path, algorithms: tuple[str, ...], out: Path) -> tuple[int, dict
     try:
         data = json.loads(proc.stdout)
     except json.JSONDecodeError:
-        return proc.returncode, {("crash", "stderr"): proc.stderr[-300:]}
+        return proc.returncode, {CRASH: proc.stderr[-300:]}
     cells = {(c["algorithm"], c["column"]): c["outcome"] for c in data["invariants"] + data["properties"]}
     return proc.returncode, cells
 
 
-def run_one(m: Mutant) -> dict:
-    """Baseline and mutated matrices for ``m``'s algorithms; what changed."""
+@functools.cache
+def baseline(algorithms: tuple[str, ...]) -> tuple[int, dict[tuple[str, str], str]]:
+    """The clean tree's exit code and cells for ``algorithms`` (once per process and algorithm set)."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        clean = copy_tree(tmp / "clean")
-        base_code, base = check(clean, m.algorithms, tmp / "out-clean")
+        return check(copy_tree(tmp / "clean"), algorithms, tmp / "out-clean")
+
+
+def run_one(m: Mutant) -> dict:
+    """Baseline and mutated matrices for ``m``'s algorithms; what changed.
+
+    ``caught``: the check exits non-zero or a cell changes — but a mutant that makes the tool crash
+    (no report printed) is ``crashed``, not caught: a traceback is not a check's finding.  ``changed``
+    lists ``algorithm:column`` cells whose outcome moved, so a test can assert *which* check caught it.
+    """
+    base_code, base = baseline(m.algorithms)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
         bad = copy_tree(tmp / "mutant")
         patch = ROOT / "tests" / "mutants" / f"{m.name}.patch"
         subprocess.run(["patch", "-p1", "-s", "-i", str(patch)], cwd=bad / "fcocheck", check=True)
         code, cells = check(bad, m.algorithms, tmp / "out-mutant")
+    crashed = CRASH in cells
+    moved = sorted(f"{a}:{c}" for (a, c), o in cells.items() if (a, c) != CRASH and base.get((a, c)) != o)
     changed = sorted(
         f"{a}:{c} {base.get((a, c))} → {o}" for (a, c), o in cells.items() if base.get((a, c)) != o
     )
-    return {"name": m.name, "caught": code != base_code or bool(changed), "exit": (base_code, code),
-            "changed": changed}
+    return {"name": m.name, "caught": not crashed and (code != base_code or bool(moved)), "crashed": crashed,
+            "exit": (base_code, code), "cells": moved, "changed": changed}
 
 
 def main(names: list[str]) -> None:

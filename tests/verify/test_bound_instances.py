@@ -47,7 +47,7 @@ def test_one_instance_whose_ratio_keeps_growing_fails_the_claim_and_is_named(rat
     shapes.insert(i, (X / X[0]) ** a)  # y ∝ bound·ζ^a: the ζ² factor understated
     B = rates(np.ones(len(shapes)))
     v = bound_instances(X, B, B * np.array(shapes), seed=0, label="ζ")
-    assert v.status == INCONSISTENT and f"(instance {i} of {len(shapes)})" in v.reason, v.reason
+    assert v.status == INCONSISTENT and f"(instance {i}, one of {len(shapes)})" in v.reason, v.reason
 
 
 def test_unresolved_points_are_dropped_and_an_instance_short_of_points_is_not_judged():

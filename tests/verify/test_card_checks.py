@@ -138,3 +138,25 @@ def test_a_wrong_log_on_the_fast_schedule_is_caught_even_with_right_iterates(mon
     compiled = path_examples("fedmid")[0]  # no intercept, no per-step records: the compiled schedule
     ev = INVARIANTS["written-fedmid"].check(compiled)
     assert ev.outcome == "fails" and "logged ŵ and discrepancy" in ev.detail
+
+
+def test_unregistering_a_card_drops_every_invariant_built_for_it():
+    """A card registered before the invariant tables were built gets generic invariants too (client split,
+    zero weight); unregistering it must drop them all, or a later report asks for an unknown algorithm."""
+    import subprocess
+    import sys
+
+    code = (
+        "import dataclasses\n"
+        "from fcocheck.solvers import algorithms\n"
+        "from fcocheck.solvers.methods.fedavgm import CARD\n"
+        "algorithms.register_card(dataclasses.replace(CARD, name='early'))\n"
+        "from fcocheck.verify.invariants import INVARIANTS\n"
+        "built = sorted(k for k, v in INVARIANTS.items() if 'early' in v.algorithms)\n"
+        "algorithms.unregister('early')\n"
+        "left = sorted(k for k, v in INVARIANTS.items() if 'early' in v.algorithms)\n"
+        "print(built, left)\n"
+        "assert any(k.startswith('client-split') for k in built) and not left\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]

@@ -90,51 +90,60 @@ def bound_instances(x: Sequence[float], rates: np.ndarray, Y: np.ndarray, seed: 
     if not verdicts:
         return Verdict(INCONCLUSIVE, "resolution", f"no instance resolves {MIN_POINTS} points along {label} "
                        "(within its reference's resolution, or not positive)", {"skipped": skipped})
-    ocs = [v.evidence.get("oc") for _, _, v in verdicts if v.evidence.get("oc")]
-    size = float(sum(o["size"] for o in ocs))
-    power = {k: min(o["power"][k] for o in ocs) for k in (ocs[0]["power"] if ocs else {})}
-    ev = {"instances": [{"row": i, "points": k, "status": v.status, "reason": v.reason,
-                         **{key: v.evidence.get(key) for key in ("tail_slope", "critical", "C")}}
-                        for i, k, v in verdicts],
-          "skipped": skipped, "C": max(v.evidence.get("C", 0.0) for _, _, v in verdicts),
-          "oc": {"size": size, "power": power, "reps": ocs[0]["reps"] if ocs else 0},
-          "power": {"rejects": [k for k, p in power.items() if p >= 0.95],
-                    "misses": {k: f"{p:.0%}" for k, p in power.items() if p < 0.95}}}
+    vs = [v for _, _, v in verdicts]
     note = f"; instances {skipped} resolve < {MIN_POINTS} points (not judged)" if skipped else ""
-    head = f"size ≤ {size:.1%} (sum over instances)"
-    bad = [(i, v) for i, _, v in verdicts if v.status == INCONSISTENT]
-    if bad:
-        i, v = bad[0]
-        return Verdict(INCONSISTENT, rule, f"{v.reason} (instance {i} of {Yr.shape[0]}){note}", ev)
-    weak = [(i, v) for i, _, v in verdicts if v.status != CONSISTENT]
-    if weak:
-        i, v = weak[0]
-        return Verdict(v.status, rule, f"{v.reason} (instance {i} of {Yr.shape[0]}){note}", ev)
-    slopes = ", ".join(f"{v.evidence['tail_slope']:.3g}" for _, _, v in verdicts)
-    return Verdict(CONSISTENT, rule, f"the ratio stops growing on every instance (tail slopes {slopes}; "
-                   f"critical {max(v.evidence['critical'] for _, _, v in verdicts):.3g}); {head}; power "
-                   + ", ".join(f"{k} {p:.0%}" for k, p in power.items()) + note, ev)
+    oc = _pooled_oc(vs)
+    slopes = ", ".join(f"{v.evidence.get('tail_slope', float('nan')):.3g}" for v in vs)
+    ok = (f"the ratio stops growing on every instance (tail slopes {slopes}; critical "
+          f"{max(v.evidence.get('critical', float('nan')) for v in vs):.3g}); size ≤ {oc['size']:.1%} "
+          "(sum over instances); power " + ", ".join(f"{k} {p:.0%}" for k, p in oc["power"].items()) + note
+          if oc else note)
+    rows = [{"row": i, "points": k, "status": v.status, "reason": v.reason,
+             **{key: v.evidence.get(key) for key in ("tail_slope", "critical", "C")}} for i, k, v in verdicts]
+    return _combine(vs, [str(i) for i, _, _ in verdicts], rule, ok, note,
+                    {"instances": rows, "skipped": skipped, "C": max(v.evidence.get("C", 0.0) for v in vs)})
+
+
+def _pooled_oc(verdicts: Sequence[Verdict]) -> dict | None:
+    """The claim's size (the instances' summed: a union bound) and power (the least over them)."""
+    ocs = [v.evidence["oc"] for v in verdicts if v.evidence.get("oc")]
+    if not ocs:
+        return None
+    power = {k: min(o["power"].get(k, 0.0) for o in ocs) for k in ocs[0]["power"]}
+    return {"size": float(sum(o["size"] for o in ocs)), "power": power, "reps": ocs[0]["reps"]}
+
+
+def _combine(verdicts: Sequence[Verdict], names: Sequence[str], rule: str | None, ok: str, note: str,
+             evidence: dict) -> Verdict:
+    """One claim from its instances' verdicts, their size and power pooled in the evidence.
+
+    Inconsistent if any instance is (named); else the first that is not consistent decides; else
+    consistent, with ``ok`` as its reason.
+    """
+    n = len(verdicts)
+    oc = _pooled_oc(verdicts)
+    pooled = {} if oc is None else {"oc": oc, "power": {
+        "rejects": [k for k, p in oc["power"].items() if p >= 0.95],
+        "misses": {k: f"{p:.0%}" for k, p in oc["power"].items() if p < 0.95}}}
+    for failing in (lambda v: v.status == INCONSISTENT, lambda v: v.status != CONSISTENT):
+        for name, v in zip(names, verdicts, strict=True):
+            if failing(v):
+                return Verdict(v.status, rule or v.rule, f"{v.reason} (instance {name}, one of {n}){note}",
+                               {**v.evidence, **evidence, **pooled})
+    return Verdict(CONSISTENT, rule or verdicts[0].rule, ok, {**verdicts[0].evidence, **evidence, **pooled})
 
 
 def every_instance(verdicts: Sequence[Verdict], seeds: Sequence[int]) -> Verdict:
     """One claim judged on several instances, each by its own verdict (its own window and constants).
 
     Inconsistent if it is on any instance (named); otherwise the first that is not consistent
-    (inconclusive, no power) decides; consistent only if it is on every instance.
+    (inconclusive, no power) decides; consistent only if it is on every instance.  Where the instances'
+    rules measured their size and power, the claim's are pooled (size summed, power the least).
     """
-    n = len(verdicts)
-    for status in (INCONSISTENT, INCONCLUSIVE):
-        for s, v in zip(seeds, verdicts, strict=True):
-            if v.status == status:
-                return Verdict(v.status, v.rule, f"{v.reason} (instance seed {s}, one of {n})",
-                               {**v.evidence, "instances": [w.evidence for w in verdicts]})
-    for s, v in zip(seeds, verdicts, strict=True):
-        if v.status != CONSISTENT:
-            return Verdict(v.status, v.rule, f"{v.reason} (instance seed {s}, one of {n})", v.evidence)
-    return Verdict(CONSISTENT, verdicts[0].rule,
-                   f"on each of {n} instances (seeds {list(seeds)}): "
-                   + "; ".join(f"[{s}] {v.reason}" for s, v in zip(seeds, verdicts, strict=True)),
-                   {**verdicts[0].evidence, "instances": [w.evidence for w in verdicts]})
+    ok = (f"on each of {len(verdicts)} instances (seeds {list(seeds)}): "
+          + "; ".join(f"[{s}] {v.reason}" for s, v in zip(seeds, verdicts, strict=True)))
+    return _combine(verdicts, [f"seed {s}" for s in seeds], None, ok, "",
+                    {"instances": [w.evidence for w in verdicts]})
 
 
 def linear(Y: np.ndarray, start: int, stop: int, seed: int = 0, deterministic: bool = False) -> Verdict:

@@ -45,8 +45,11 @@ def _add_card(card) -> None:  # noqa: ANN001
 
 
 def _drop_card(name: str) -> None:
-    derived = (f"written-{name}", f"counts-{name}", f"exercised-{name}")
-    for key in [k for k in INVARIANTS if k in derived or k.startswith(f"{name}=")]:
+    """Drop every invariant that concerns the card ``name``.
+
+    Its own and the generic ones (client split, zero weight …) built for it while it was registered.
+    """
+    for key in [k for k, inv in INVARIANTS.items() if name in inv.algorithms]:
         INVARIANTS.pop(key, None)
 
 
