@@ -6,16 +6,23 @@ legal — slows down as much as exp(−t^0.75) if its fast mode still carries a 
 the window.  The rule therefore states the legal family it protects and measures how often it errs:
 
 * **legal family**: y = slow mode + faster modes that carry at most ``SHARE`` of y where the window's
-  middle third begins (a linear rate after a transient that has mostly died out by then); also a
-  single exponential and an accelerating decay (the decrement growing).  A mixture with a larger late
-  transient is legal for the theorem too, but on a finite window it cannot be told from exp(−t^0.75):
-  that is the assumption the design makes, and why a study's window runs until its curve nears its
-  floor;
+  middle third begins; also a single exponential and an accelerating decay (the decrement growing).
+  The share is wide because a gap to a neighbourhood is itself a mixture: Φ(x_t) − Φ(x_∞) has a term
+  linear in x_t − x_∞ (rate ρ) and a quadratic one (rate ρ²), so its log-decrement falls from about
+  2·(−log ρ) to −log ρ along the window — measured on FedCanon's built-in instances, d₃/d₂ down to
+  0.842 over 60 of them, which a share of 0.3 rejected (instance seed 11 at study seed 9) and 0.6
+  holds with margin 0.035.  A mixture with a larger late transient is legal too, but on a finite
+  window nothing tells it from a sub-linear decay;
 * **statistic**: d₂ and d₃, the least-squares log-decrements per round of the seed-mean log curve over
   the window's middle and last thirds, and D = d₃ − κ·d₂, κ the smallest d₃/d₂ of the legal family at
-  the slow rate's lower 99.5% bound (the worst two-mode mixture, searched on a grid of fast rates;
-  κ grows with the rate, so a noisy rate cannot move the boundary into the family); every legal
-  shape has D ≥ 0 without noise (exp(−t^0.75) has d₃/d₂ = 0.877 at every time scale, 1/t about 0.59);
+  the least slow rate the data allow (the tail's mean decrement at its lower 99.5% bound, less the
+  log 1/(1 − SHARE) nats the faster modes can add to the tail's fall; κ grows with the rate, so
+  neither a mixture nor noise moves the boundary into the family) — the worst two-mode mixture,
+  searched on a grid of fast rates; every legal
+  shape has D ≥ 0 without noise.  exp(−t^0.75) has d₃/d₂ = 0.877 at every time scale, exp(−t^0.5)
+  0.767 and 1/t^p about 0.59: at κ ≈ 0.80–0.83 (the built-in windows) the rule rejects the last two
+  and has **no power against exp(−t^0.75)** — it says so, ``inconclusive (no power)``, rather than
+  pass it as the rule it replaced did;
 * **decision**: *inconsistent* if D < −z·sd(D) (the decay still slows at the window's end more than
   any legal shape does) or if the tail rises (d₂ + d₃ < −z·sd); *inconclusive* if the tail's fall is
   not resolved from the noise; z is the ``LEVEL`` normal quantile, exact because D is linear in
@@ -40,7 +47,7 @@ from fcocheck.rates.threshold import above, below
 from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
 
 LEVEL = 0.995  # the rule's quantile: size ≤ 0.5% on the legal family's boundary, ≤ 1% as re-measured
-SHARE = 0.3  # legal: the faster modes carry at most this share of y where the middle third begins
+SHARE = 0.6  # legal: the faster modes carry at most this share of y where the middle third begins
 PARTS = 3  # the window in thirds: the middle and the last are compared
 MIN_POINTS = 9  # three points per third at least
 ACCELERATION = 1.5  # the legal accelerating shape: the decrement grows by this factor over the window
@@ -133,9 +140,12 @@ def linear_rate(Y: np.ndarray, start: int, stop: int, seed: int = 0, determinist
     z = NormalDist().inv_cdf(LEVEL)
     scale = sigma / np.sqrt(S)
     sd_e = scale * float(np.linalg.norm(w2 + w3))
-    # κ grows with the slow rate, so it is taken at the rate's lower confidence bound: a noisy rate
-    # estimate must not move the boundary into the legal family
-    rate = max((d2 + d3 - z * sd_e) / 2, 1e-12)
+    # κ grows with the slow rate, so it is taken at the least slow rate the data allow: the tail's mean
+    # decrement at its lower confidence bound, less the most the faster modes can contribute to the tail's
+    # fall (log 1/(1 − SHARE) nats, spread over its rounds) — a mixture's mean decrement overstates its
+    # slow rate, and a noisy one must not move the boundary into the legal family
+    tail = n - (n - (2 * n) // PARTS)
+    rate = max((d2 + d3 - z * sd_e) / 2 - np.log(1 / (1 - SHARE)) / tail, 1e-12)
     _, kappa = worst_mixture(n, rate)
     sd_d = scale * float(np.linalg.norm(w3 - kappa * w2))
     whole = float(np.polyfit(np.arange(n, dtype=float), L, 1)[0])

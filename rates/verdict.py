@@ -26,9 +26,10 @@ The numeric rules (δ = ``DELTA``, w = ``MAX_WIDTH``; [lo, hi] is the fit's 98% 
   deterministic run), with its size and power (each tested term deleted) measured.
 * **linear rate**: ``rates.linear.linear_rate`` — the decay's log-decrement over the window's last
   third against its middle third, with a critical value exact on a stated legal family (one
-  exponential, accelerating, a transient carrying ≤ 30% of the curve by the middle third) and its size
-  and power against sub-linear decays (1/t … exp(−t^0.75)) measured at the window; it replaced a
-  first-half/second-half ratio ≥ 0.7, which passed exp(−t^0.75) (its ratio is 0.68).
+  exponential, accelerating, a transient carrying ≤ 60% of the curve by the middle third: a gap to a
+  neighbourhood mixes rates ρ and ρ²) and its size and power against sub-linear decays (1/t^p …
+  exp(−t^0.75)) measured at the window; it replaced a first-half/second-half ratio ≥ 0.7, which
+  passed exp(−t^0.75) (its ratio is 0.68) — the new rule says it has no power against it.
 
 Every threshold above is applied to a computed statistic through ``rates.threshold`` (a value within
 a relative 1e-9 of a threshold is the threshold), so that no verdict depends on the last bits that

@@ -18,7 +18,8 @@ def test_every_theorem_has_an_experiment_and_back():
         select("nope")
 
 
-QUICK = ["fco-eq-4.5", "fco-lemma-4.5-K-hetero", "fedcanon-pl-linear", "fedcanon-floor-lambda",
+# (fedcanon-pl-linear has no power against exp(−t^0.75) on its windows: tested on its own below)
+QUICK = ["fco-eq-4.5", "fco-lemma-4.5-K-hetero", "fedcanon-floor-lambda",
          # item-5 statements: each carries a negative control that must flip (a check of its own)
          "fco-curse-rate", "fedcanon-pl-rate", "fedcanon-floor-structure", "fco-4.2-vs-4.1",
          # Thm 4.3's floor as ζ → 0, judged where ≲ can fail, with a control; the tuned rates
@@ -97,15 +98,19 @@ def test_lemma_4_4_on_a_common_hessian_says_it_has_no_power():
     assert v.status == "inconclusive" and v.reason.startswith("no power"), v.reason
 
 
-def test_negative_control_a_sublinear_curve_fails_the_linear_rate_study():
-    """The same run's Φ(ŵ) (the running average of a linearly converging sequence falls like 1/t)
-    must fail the study that FedCanon's Φ(x^t) passes."""
+def test_negative_control_a_sublinear_curve_never_passes_the_linear_rate_study():
+    """The same run's Φ(ŵ) (the running average of a linearly converging sequence falls like 1/t) is
+    never ``consistent``; FedCanon's Φ(x^t) is never ``inconsistent``, and the study names what its
+    window cannot tell apart (exp(−t^0.75): a gap to a neighbourhood mixes rates ρ and ρ², rates.linear)."""
     from fcocheck.verify.experiments.others import fedcanon_pl
 
     good = fedcanon_pl(True, 0)
     bad = fedcanon_pl(True, 0, metric="gap_avg")
-    assert good.status == "consistent"
-    assert bad.status == "inconsistent", [c.reason for c in bad.checks]
+    assert good.status != "inconsistent" and bad.status != "consistent", [c.reason for c in bad.checks]
+    (check,) = good.checks
+    power = check.evidence["oc"]["power"]
+    assert power["1/t^p"] >= 0.95 and power["exp(−t^0.5)"] >= 0.95, power
+    assert good.status == "consistent" or "exp(−t^0.75)" in check.reason
 
 
 def test_every_quick_experiment_runs_to_a_verdict():
@@ -218,11 +223,13 @@ def test_validate_on_a_users_instance_file(tmp_path, capsys):
     assert main(["validate", "all", "--quick", "--json", "--problem", str(tmp_path / "mine.npz")]) == 0
     res = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
     assert res["fco-eq-4.5"]["status"] == "consistent" and "instance mine" in res["fco-eq-4.5"]["design"]
-    assert res["fedcanon-pl-linear"]["status"] == "consistent"
+    # a linear rate on a short window: judged, and it names what the window cannot tell apart
+    pl = res["fedcanon-pl-linear"]
+    assert pl["status"] == "inconclusive" and "exp(−t^0.75)" in pl["checks"][0]["reason"], pl["checks"]
     # "does not apply" is its own status, never counted as inconclusive, and names what is missing
     zeta = res["fco-4.3-floor-zeta"]
     assert zeta["status"] == "does not apply" and "ζ swept over instances" in zeta["checks"][0]["reason"]
-    assert sum(r["status"] == "inconclusive" for r in res.values()) == 0
+    assert [n for n, r in res.items() if r["status"] == "inconclusive"] == ["fedcanon-pl-linear"]
     wide_args = ["validate", "fedcanon-pl-linear", "--quick", "--json", "--problem",
                  str(tmp_path / "wide.npz")]
     assert main(wide_args) == 0

@@ -178,16 +178,20 @@ def _pl_curve(p, ref, eta_l: float, R: int, seed: int, metric: str) -> tuple[np.
     return gap, v
 
 
-def _pl_powered(p, ref, eta_l: float, R: int, seed: int, metric: str) -> tuple[np.ndarray, Verdict]:
-    """``_pl_curve``, the step cut by 4 (at most twice) while the window is too short for power.
+SHORT = 60  # rounds: a linear-rate window shorter than this is stretched by a smaller step
 
-    A curve that reaches its floor in a few rounds gives the linear rule too few rounds to tell a
-    linear rate from exp(−t^0.75) (``rates.linear``); a smaller step stretches the same contraction
-    over more rounds.
+
+def _pl_powered(p, ref, eta_l: float, R: int, seed: int, metric: str) -> tuple[np.ndarray, Verdict]:
+    """``_pl_curve``, the step cut by 4 (at most twice) while the window is short and without power.
+
+    A curve that reaches its floor within ``SHORT`` rounds gives the linear rule too few rounds to
+    tell a linear rate from a sub-linear decay (``rates.linear``); a smaller step stretches the same
+    contraction over more rounds.
     """
     for _ in range(3):
         gap, v = _pl_curve(p, ref, eta_l, R, seed, metric)
-        if not (v.status == INCONCLUSIVE and v.reason.startswith("no power")):
+        short = v.evidence.get("stop", 0) - v.evidence.get("start", 0) < SHORT
+        if not (short and v.status == INCONCLUSIVE and v.reason.startswith("no power")):
             break
         eta_l /= 4
     v.evidence["eta_l"] = eta_l
