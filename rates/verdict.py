@@ -80,6 +80,50 @@ def _unresolved(fit: SlopeFit, p: float, max_width: float) -> str | None:
     return None
 
 
+def exponent_oc(fit: SlopeFit, predicted: float, sense: str, delta: float = DELTA) -> dict[str, Any]:
+    """The exponent rule's size and power at this fit's standard error (Student t, exact pivot).
+
+    The rule rejects when the ``LEVEL`` interval β̂ ± t_c·ŝe lies beyond p ± δ, i.e. when
+    (β̂ − p − δ)/ŝe > t_c (or (β̂ − p + δ)/ŝe < −t_c, two-sided).  At a true exponent β that statistic
+    is noncentral t with ``dof`` degrees of freedom and noncentrality (β − p ∓ δ)/se, so P(reject | β)
+    is exact given se.  Size: the largest rate at a legal exponent (the edges p ± δ: (1 − LEVEL)/2
+    each by construction); power: the rate at each violation of ``rates.power.exponent_violations``
+    (p ± ½, p + 1, p − 1, flat …), with se the fit's own (a plug-in estimate of the design's).
+    """
+    from scipy.stats import nct
+    from scipy.stats import t as student
+
+    from fcocheck.rates.fit import LEVEL
+
+    dof = fit.n_seeds - 1 if fit.n_seeds >= 2 else fit.n_points - 2
+    tc = float(student.ppf(1 - (1 - LEVEL) / 2, dof))
+    se = (fit.hi - fit.lo) / (2 * tc) if tc > 0 else 0.0
+
+    def rejects(beta: float) -> float:
+        if se <= 0:
+            return float((beta > predicted + delta and sense != "lower")
+                         or (beta < predicted - delta and sense != "upper"))
+        hi = float(nct.sf(tc, dof, (beta - predicted - delta) / se)) if sense != "lower" else 0.0
+        lo = float(nct.cdf(-tc, dof, (beta - predicted + delta) / se)) if sense != "upper" else 0.0
+        return hi + lo
+
+    edges = {"two-sided": (predicted - delta, predicted + delta), "upper": (predicted + delta,),
+             "lower": (predicted - delta,)}[sense]
+    if sense == "upper":
+        alts = [predicted + 0.5, predicted + 1.0]
+    elif sense == "lower":
+        alts = [predicted - 0.5, predicted - 1.0, 0.0]
+    else:
+        alts = [predicted - 0.5, predicted + 0.5, 0.0] + ([0.5] if predicted < 0 else [])
+    power: dict[str, float] = {}
+    for q in alts:
+        name = "flat" if q == 0 else f"slope {q:+g}"
+        if abs(q - predicted) >= 0.25 and name not in power:
+            power[name] = rejects(q)
+    return {"size": max(rejects(e) for e in edges), "power": power, "reps": 0,
+            "method": f"exact (noncentral t, {dof} dof, at the fit's se {se:.3g})"}
+
+
 def exponent_verdict(
     fit: SlopeFit,
     predicted: float,
@@ -112,6 +156,8 @@ def exponent_verdict(
         "method": fit.method,
     }
     rule = f"exponent ({sense})"
+    if np.isfinite(fit.lo) and np.isfinite(fit.hi):
+        ev["oc"] = exponent_oc(fit, predicted, sense, delta)
     if not (np.isfinite(fit.lo) and np.isfinite(fit.hi)):
         return Verdict(INCONCLUSIVE, rule, f"the fit is not finite (CI [{fit.lo}, {fit.hi}])", ev)
     # an interval that excludes the claim contradicts it however wide it is; a wide one that

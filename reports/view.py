@@ -46,7 +46,8 @@ def _check(c: dict[str, Any]) -> dict[str, Any]:
         "rejects": power.get("rejects", []),
         "misses": list(power.get("misses", {})),
         # measured operating characteristics (rules calibrated by simulation: rates/oc.py)
-        "oc": (f"measured size {oc['size']:.1%}; power {power_oc} ({oc['reps']} repetitions)"
+        "oc": (f"measured size {oc['size']:.1%}; power {power_oc} "
+               + (f"({oc['reps']} repetitions)" if oc.get("reps") else f"({oc.get('method', 'exact')})")
                if power_oc else ""),
     }
 

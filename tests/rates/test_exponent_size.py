@@ -54,3 +54,27 @@ def test_rows_whose_exponents_differ_inside_the_legal_range_are_legal():
 def test_an_exponent_half_away_is_rejected_at_the_studies_noise(rows, x, off):
     rate = rejection_rate(x, rows, lambda rng, n: np.full(n, 1.0 + off), 0.05, 1.0, seed=11)
     assert rate >= 0.95, rate
+
+
+@pytest.mark.parametrize("rows,x,sigma,off",
+                         [(3, SEVEN, 0.3, 0.5), (4, FIVE, 0.5, -0.5), (1, SEVEN, 0.4, 0.5)])
+def test_the_reported_power_matches_the_simulated_rejection_rate(rows, x, sigma, off):
+    """``exponent_oc`` (what validate --json and the report print), given the design's se: its power at
+    a violation is the simulated rejection rate (within 3 Monte-Carlo s.e. + 0.01), its size the level's
+    one-sided 1% (plus the far edge's share)."""
+    from scipy.stats import t as student
+
+    from fcocheck.rates.fit import SlopeFit
+    from fcocheck.rates.verdict import exponent_oc
+
+    lx = np.log(x)
+    sxx = float(np.sum((lx - lx.mean()) ** 2))
+    se = sigma / np.sqrt(sxx * rows)  # of the mean of the rows' slopes (or of one row's fit)
+    dof = rows - 1 if rows >= 2 else x.size - 2
+    half = float(student.ppf(1 - (1 - LEVEL) / 2, dof)) * se
+    oc = exponent_oc(SlopeFit(1.0 + off, 0.0, 1.0 + off - half, 1.0 + off + half, 1.0, "", x.size, rows),
+                     1.0, "two-sided")
+    simulated = rejection_rate(x, rows, lambda rng, n: np.full(n, 1.0 + off), sigma, 1.0, seed=13)
+    p = oc["power"][f"slope {1.0 + off:+g}"]
+    assert abs(p - simulated) <= 3 * np.sqrt(p * (1 - p) / REPS) + 0.01, (oc, simulated)
+    assert ALPHA <= oc["size"] <= ALPHA + 1e-3
