@@ -5,7 +5,9 @@ A run measures the left side as the mean of its S seeds; judging that mean again
 as if it were exact rejects a run sitting on its bound in half of all repetitions.  The rule:
 
 * **per run**: m_i (mean over the run's seeds) and se_i = sd_i/√S_i; a run with one seed or no spread
-  (exact gradients) is compared exactly (slack rhs/m ≥ 1, within ``rates.threshold``'s tolerance);
+  is compared exactly (slack rhs/m ≥ 1, within ``rates.threshold``'s tolerance) — meant for exact
+  gradients: a noisy run given with one seed has no standard error, and sitting on its bound it
+  would be rejected about half the time (give such runs several seeds);
 * **decision**: a run is violated when m_i − rhs_i > q_i·se_i, q_i the Student-t quantile with S_i − 1
   degrees of freedom at 1 − ``ALPHA``/n (n runs: Bonferroni), so the size is ≤ ``ALPHA`` when every
   run sits exactly on its bound; *inconsistent* if any run is violated (named);

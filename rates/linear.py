@@ -23,10 +23,13 @@ the window.  The rule therefore states the legal family it protects and measures
   0.767 and 1/t^p about 0.59: at κ ≈ 0.80–0.83 (the built-in windows) the rule rejects the last two
   and has **no power against exp(−t^0.75)** — it says so, ``inconclusive (no power)``, rather than
   pass it as the rule it replaced did;
-* **decision**: *inconsistent* if D < −z·sd(D) (the decay still slows at the window's end more than
-  any legal shape does) or if the tail rises (d₂ + d₃ < −z·sd); *inconclusive* if the tail's fall is
-  not resolved from the noise; z is the ``LEVEL`` normal quantile, exact because D is linear in
-  Gaussian log-noise, so the size is ≤ 1 − ``LEVEL`` on the family's boundary;
+* **decision**: *inconsistent* if the tail rises (d₂ + d₃ < −z·sd); else *inconclusive* if its fall
+  is not resolved from the noise; else *inconsistent* if D < −z·sd(D) (the decay still slows at the
+  window's end more than any legal shape does).  With several seeds sd is the spread of each seed's
+  own statistic over seeds and z the Student-t ``LEVEL`` quantile (S − 1 dof: noise correlated
+  along rounds is allowed for); one curve assumes independent log-noise σ (``NOISE_FLOOR`` when
+  exact) and z the normal quantile — the size on the family's boundary is then ≤ 1 − ``LEVEL`` at
+  that noise;
 * **power**: the rejection rate of each sub-linear decay that falls over the judged tail as the
   measurement does (1/t^p, 1/log^p t, exp(−t^0.5), exp(−t^0.75), time counted from the window's
   start), simulated over ``REPS`` repetitions at the measured noise; ``consistent`` only where every
@@ -41,6 +44,7 @@ from __future__ import annotations
 from statistics import NormalDist
 
 import numpy as np
+from scipy.stats import t as student
 
 from fcocheck.rates.oc import NOISE_FLOOR, OC, POWER, REPS, log_noise
 from fcocheck.rates.threshold import above, below
@@ -70,11 +74,13 @@ def worst_mixture(n: int, rate: float, share: float = SHARE) -> tuple[np.ndarray
     """The legal two-mode log curve with the smallest d₃/d₂ at slow rate ``rate``, and that ratio κ.
 
     y_t = A·e^(−a t) + e^(−rate·t), the fast mode's share at the middle third's first round equal to
-    ``share``, a searched on the grid rate + rate·(10⁻³ … 10³).
+    ``share``, a searched on the grid rate + (rate·(10⁻³ … 10³) ∪ (10⁻³ … 10³)/n): the second part keeps
+    fast modes that die inside the window when the slow rate is near 0 (κ → 0 there, not 1).
     """
     t = np.arange(n, dtype=float)
     w2, w3 = tail_weights(n)
-    gaps = np.geomspace(1e-3, 1e3, 241) * max(rate, 1e-12)
+    grid = np.geomspace(1e-3, 1e3, 241)
+    gaps = np.concatenate([grid * max(rate, 1e-12), grid / n])
     m = n - (2 * n) // PARTS  # the middle third's first round: the fast modes' share there is ``share``
     log_a = np.log(share / (1 - share)) + gaps * m  # log(A e^{−a m} / e^{−b m}) = log(share/(1−share))
     L = np.logaddexp(log_a[:, None] - (rate + gaps)[:, None] * t[None, :], -rate * t[None, :])
@@ -130,24 +136,32 @@ def linear_rate(Y: np.ndarray, start: int, stop: int, seed: int = 0, determinist
     rule = f"linear rate (calibrated: size ≤ 1% on its legal family, power ≥ {POWER:.0%})"
     if n < MIN_POINTS:
         return Verdict(INCONCLUSIVE, rule, f"window [{start}, {stop}) has {n} rounds; the rule is "
-                       f"≥ {MIN_POINTS}", {"start": start, "stop": stop})
+                       f"≥ {MIN_POINTS}", {"start": start, "stop": stop, "factor": float("nan")})
     if not (np.all(Yr > 0) and np.all(np.isfinite(Yr))):
-        return Verdict(INCONCLUSIVE, rule, "a value is not positive and finite: no log curve", {})
-    L = np.log(Yr).mean(axis=0)
+        return Verdict(INCONCLUSIVE, rule, "a value is not positive and finite: no log curve",
+                       {"start": start, "stop": stop, "factor": float("nan")})
+    LS = np.log(Yr)
+    L = LS.mean(axis=0)
     sigma = log_noise(Yr, deterministic)
     w2, w3 = tail_weights(n)
     d2, d3 = float(L @ w2), float(L @ w3)
-    z = NormalDist().inv_cdf(LEVEL)
+    # several seeds: each seed's statistic, its spread over seeds and a t quantile (S − 1 dof) — robust
+    # to noise correlated along rounds; one curve: i.i.d. log-noise σ (NOISE_FLOOR when exact)
+    z = float(student.ppf(LEVEL, S - 1)) if S >= 2 else NormalDist().inv_cdf(LEVEL)
     scale = sigma / np.sqrt(S)
-    sd_e = scale * float(np.linalg.norm(w2 + w3))
+
+    def spread(w: np.ndarray) -> float:
+        return (float(np.std(LS @ w, ddof=1) / np.sqrt(S)) if S >= 2 else scale * float(np.linalg.norm(w)))
+
+    sd_e = spread(w2 + w3)
     # κ grows with the slow rate, so it is taken at the least slow rate the data allow: the tail's mean
     # decrement at its lower confidence bound, less the most the faster modes can contribute to the tail's
     # fall (log 1/(1 − SHARE) nats, spread over its rounds) — a mixture's mean decrement overstates its
     # slow rate, and a noisy one must not move the boundary into the legal family
     tail = n - (n - (2 * n) // PARTS)
-    rate = max((d2 + d3 - z * sd_e) / 2 - np.log(1 / (1 - SHARE)) / tail, 1e-12)
-    _, kappa = worst_mixture(n, rate)
-    sd_d = scale * float(np.linalg.norm(w3 - kappa * w2))
+    rate = (d2 + d3 - z * sd_e) / 2 - np.log(1 / (1 - SHARE)) / tail
+    kappa = worst_mixture(n, rate)[1] if rate > 1e-9 else 0.0  # no slow rate resolved: no legal bound
+    sd_d = spread(w3 - kappa * w2)
     whole = float(np.polyfit(np.arange(n, dtype=float), L, 1)[0])
     tail_drop = float(L[n - (2 * n) // PARTS] - L[-1])
     rng = np.random.default_rng([seed, 0x11E])
@@ -156,7 +170,7 @@ def linear_rate(Y: np.ndarray, start: int, stop: int, seed: int = 0, determinist
     def rate_of(shape: np.ndarray) -> float:
         return float(np.mean(_rejects(shape[None, :] + noise, w2, w3, kappa, sd_d, sd_e, z)))
 
-    size_by = {k: rate_of(v) for k, v in legal_shapes(n, rate).items()}
+    size_by = {k: rate_of(v) for k, v in legal_shapes(n, max(rate, 1e-12)).items()}
     power = {k: rate_of(v) for k, v in violation_shapes(n, max(tail_drop, 1e-9)).items()}
     oc = OC(max(size_by.values()), size_by, power, sigma, -z * sd_d, REPS, S, n)
     ev = {"start": start, "stop": stop, "factor": float(np.exp(whole)), "d2": d2, "d3": d3,
@@ -168,11 +182,11 @@ def linear_rate(Y: np.ndarray, start: int, stop: int, seed: int = 0, determinist
             f"{z * sd_d:.2g} at log-noise {sigma:.2g}); size {oc.size:.1%}")
     if below(d2 + d3, -z * sd_e):
         return Verdict(INCONSISTENT, rule, f"{head}: the curve rises over the window's last two thirds", ev)
+    if not above(d2 + d3, z * sd_e):
+        return Verdict(INCONCLUSIVE, rule, f"{head}: no fall resolved over the window's last two thirds", ev)
     if below(d3 - kappa * d2, -z * sd_d):
         return Verdict(INCONSISTENT, rule, f"{head}: the decay still slows at the window's end more than "
                        "any legal shape", ev)
-    if not above(d2 + d3, z * sd_e):
-        return Verdict(INCONCLUSIVE, rule, f"{head}: no fall resolved over the window's last two thirds", ev)
     weak = {k: v for k, v in power.items() if v < POWER}
     if weak:
         return Verdict(INCONCLUSIVE, rule, f"no power: {head}; but it rejects "

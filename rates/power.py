@@ -3,7 +3,7 @@
 A rule that cannot come out ``inconsistent`` on the data its experiment produces proves nothing
 when it prints ``consistent``.  So every judged claim carries its **violations**: counterfeit data
 at the experiment's own sweep points and with its own noise, that break the claim in a named way
-(an exponent off by ½, a flat curve, a curve that rises, a bound with one of its terms deleted).
+(an exponent off by ½, a flat curve, a curve that rises, a residual 10× the tolerance).
 ``powered`` runs the rule on the measured data and on every violation:
 
 * the verdict keeps ``consistent`` only if the rule rejects (``inconsistent``) every violation;

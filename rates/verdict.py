@@ -35,8 +35,10 @@ Every threshold above is applied to a computed statistic through ``rates.thresho
 a relative 1e-9 of a threshold is the threshold), so that no verdict depends on the last bits that
 differ between machines.
 
-Each rule is run through ``rates.power.powered`` with the violations of its claim: ``consistent``
-stands only where the rule also rejects them.
+``consistent`` stands only where the rule also rejects the violations of its claim: the exponent,
+identity and must-differ rules through ``rates.power.powered`` (plus ``exponent_oc``'s exact rates);
+the bounded-ratio, linear-rate and inequality rules by their own simulated power (``rates.oc``,
+``rates.linear``, ``rates.inequality``).
 """
 
 from __future__ import annotations

@@ -56,7 +56,10 @@ def baseline(algorithms: tuple[str, ...]) -> tuple[int, dict[tuple[str, str], st
     """The clean tree's exit code and cells for ``algorithms`` (once per process and algorithm set)."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        return check(copy_tree(tmp / "clean"), algorithms, tmp / "out-clean")
+        code, cells = check(copy_tree(tmp / "clean"), algorithms, tmp / "out-clean")
+    if CRASH in cells:  # every mutant would look caught against a crashed baseline
+        raise RuntimeError(f"the clean tree's check crashed for {algorithms}: {cells[CRASH]}")
+    return code, cells
 
 
 def run_one(m: Mutant) -> dict:
@@ -74,7 +77,8 @@ def run_one(m: Mutant) -> dict:
         subprocess.run(["patch", "-p1", "-s", "-i", str(patch)], cwd=bad / "fcocheck", check=True)
         code, cells = check(bad, m.algorithms, tmp / "out-mutant")
     crashed = CRASH in cells
-    moved = sorted(f"{a}:{c}" for (a, c), o in cells.items() if (a, c) != CRASH and base.get((a, c)) != o)
+    moved = sorted({f"{a}:{c}" for (a, c), o in cells.items() if (a, c) != CRASH and base.get((a, c)) != o}
+                   | {f"{a}:{c}" for (a, c) in base if (a, c) not in cells and not crashed})
     changed = sorted(
         f"{a}:{c} {base.get((a, c))} → {o}" for (a, c), o in cells.items() if base.get((a, c)) != o
     )

@@ -63,6 +63,9 @@ def test_verdicts_on_unusual_legal_data_and_on_violations():
     on = bounded_by(lhs, terms, ["discrepancy"], labels)
     assert on.status == CONSISTENT, on.reason
     assert on.evidence["oc"]["size"] <= 0.02 and on.evidence["oc"]["power"]["without discrepancy"] >= 0.95
+    # a noisy run clearly above its bound: inconsistent (the standard error is the mean's, not one seed's)
+    noisy_up = bounded_by([1.0, 1.5, [3.6, 3.65, 3.62]], terms, ["discrepancy"], labels)
+    assert noisy_up.status == INCONSISTENT and "'c'" in noisy_up.reason, noisy_up.reason
     # a deterministic run above its bound by 1%: inconsistent, named
     up = bounded_by([1.0, 1.5, 3.03], terms, ["discrepancy"], labels)
     assert up.status == INCONSISTENT and "'c'" in up.reason
