@@ -120,7 +120,8 @@ def _rejects(L: np.ndarray, w2: np.ndarray, w3: np.ndarray, kappa: float, sd_d: 
     return (d3 - kappa * d2 < -z * sd_d) | (d2 + d3 < -z * sd_e)
 
 
-def linear_rate(Y: np.ndarray, start: int, stop: int, seed: int = 0, deterministic: bool = False) -> Verdict:
+def linear_rate(Y: np.ndarray, start: int, stop: int, seed: int = 0, deterministic: bool = False,
+                level: float = LEVEL) -> Verdict:
     """Y (seeds × rounds) contracts linearly on [start, stop): the rule of the module docstring.
 
     Args:
@@ -129,11 +130,12 @@ def linear_rate(Y: np.ndarray, start: int, stop: int, seed: int = 0, determinist
         stop: one past its last round.
         seed: seeds the simulations.
         deterministic: one exact-gradient curve (its log-noise is ``NOISE_FLOOR``).
+        level: the rule's quantile (one of S instances of a claim takes 1/S of its 1 − ``LEVEL``).
 
     """
     Yr = np.atleast_2d(np.asarray(Y, dtype=float))[:, start:stop]
     n, S = Yr.shape[1], Yr.shape[0]
-    rule = f"linear rate (calibrated: size ≤ 1% on its legal family, power ≥ {POWER:.0%})"
+    rule = f"linear rate (calibrated: size ≤ {2 * (1 - level):.2%} on its legal family, power ≥ {POWER:.0%})"
     if n < MIN_POINTS:
         return Verdict(INCONCLUSIVE, rule, f"window [{start}, {stop}) has {n} rounds; the rule is "
                        f"≥ {MIN_POINTS}", {"start": start, "stop": stop, "factor": float("nan")})
@@ -147,7 +149,7 @@ def linear_rate(Y: np.ndarray, start: int, stop: int, seed: int = 0, determinist
     d2, d3 = float(L @ w2), float(L @ w3)
     # several seeds: each seed's statistic, its spread over seeds and a t quantile (S − 1 dof) — robust
     # to noise correlated along rounds; one curve: i.i.d. log-noise σ (NOISE_FLOOR when exact)
-    z = float(student.ppf(LEVEL, S - 1)) if S >= 2 else NormalDist().inv_cdf(LEVEL)
+    z = float(student.ppf(level, S - 1)) if S >= 2 else NormalDist().inv_cdf(level)
     scale = sigma / np.sqrt(S)
 
     def spread(w: np.ndarray) -> float:

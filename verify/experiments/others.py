@@ -164,7 +164,8 @@ def fedcanon_transient(quick: bool, seed: int) -> Result:
     )
 
 
-def _pl_curve(p, ref, eta_l: float, R: int, seed: int, metric: str) -> tuple[np.ndarray, Verdict]:
+def _pl_curve(p, ref, eta_l: float, R: int, seed: int, metric: str,
+              instances: int = 1) -> tuple[np.ndarray, Verdict]:
     """One instance's curve of ``metric`` and its linear-rate verdict on Φ(x^t)'s window."""
     t = runs("fedcanon", p, {"eta_l": eta_l, "local_steps": 3}, R, "exact", [seed], ref)[0]
     last = np.maximum(np.asarray(t["gap"], dtype=float), 1e-300)
@@ -173,7 +174,8 @@ def _pl_curve(p, ref, eta_l: float, R: int, seed: int, metric: str) -> tuple[np.
     above = np.nonzero(last > 100 * max(fl, 1e-14 * last[0]))[0]
     stop = int(above.max()) + 1 if above.size else 3
     gap = np.maximum(np.asarray(t[metric], dtype=float), 1e-300)
-    v = judge.linear(gap[None, :], 0, max(stop, 3), seed=seed, deterministic=True)  # exact gradients
+    v = judge.linear(gap[None, :], 0, max(stop, 3), seed=seed, deterministic=True,  # exact gradients
+                     instances=instances)
     v.evidence["neighbourhood"] = fl
     return gap, v
 
@@ -181,7 +183,8 @@ def _pl_curve(p, ref, eta_l: float, R: int, seed: int, metric: str) -> tuple[np.
 SHORT = 60  # rounds: a linear-rate window shorter than this is stretched by a smaller step
 
 
-def _pl_powered(p, ref, eta_l: float, R: int, seed: int, metric: str) -> tuple[np.ndarray, Verdict]:
+def _pl_powered(p, ref, eta_l: float, R: int, seed: int, metric: str,
+                instances: int = 1) -> tuple[np.ndarray, Verdict]:
     """``_pl_curve``, the step cut by 4 (at most twice) while the window is short and without power.
 
     A curve that reaches its floor within ``SHORT`` rounds gives the linear rule too few rounds to
@@ -189,7 +192,7 @@ def _pl_powered(p, ref, eta_l: float, R: int, seed: int, metric: str) -> tuple[n
     contraction over more rounds.
     """
     for attempt in range(3):
-        gap, v = _pl_curve(p, ref, eta_l, R, seed, metric)
+        gap, v = _pl_curve(p, ref, eta_l, R, seed, metric, instances)
         short = v.evidence.get("stop", 0) - v.evidence.get("start", 0) < SHORT
         if attempt == 2 or not (short and v.status == INCONCLUSIVE):
             break
@@ -215,7 +218,7 @@ def fedcanon_pl(quick: bool, seed: int, metric: str = "gap", instance: tuple | N
 
         seeds = [seed]
         cases = [(instance, 0.1 / global_smoothness(instance[0]), seed)]
-    judged = [_pl_powered(p, ref, eta, R, s, metric) for (p, ref), eta, s in cases]
+    judged = [_pl_powered(p, ref, eta, R, s, metric, len(cases)) for (p, ref), eta, s in cases]
     curves, verdicts = zip(*judged, strict=True)
     v = verdicts[0] if len(verdicts) == 1 else judge.every_instance(verdicts, seeds)
     first = verdicts[0].evidence
