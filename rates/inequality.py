@@ -29,7 +29,7 @@ import numpy as np
 from scipy import stats
 
 from fcocheck.rates.oc import POWER, REPS
-from fcocheck.rates.threshold import above, at_least
+from fcocheck.rates.threshold import above_each, below_each
 from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
 
 ALPHA = 0.01  # the rule's size at the boundary (every run exactly on its bound)
@@ -51,27 +51,21 @@ def critical(n_seeds: np.ndarray) -> np.ndarray:
 
 
 def violated(mean: np.ndarray, se: np.ndarray, rhs: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Which runs the rule finds above their bound (exact where se = 0)."""
-    out = np.empty(mean.shape, dtype=bool)
-    for i, (m, s, r, c) in enumerate(zip(mean.tolist(), se.tolist(), rhs.tolist(), q.tolist(), strict=True)):
-        out[i] = not at_least(r / max(m, 1e-300), 1.0) if s == 0 else above(m - r, c * s)
-    return out
+    """Which runs the rule finds above their bound (exact where se = 0); any leading axes are repetitions."""
+    exact = below_each(rhs / np.maximum(mean, 1e-300), 1.0)
+    noisy = above_each(mean - rhs, np.where(se == 0, 0.0, np.where(np.isinf(q), 0.0, q) * se))
+    return np.where(se == 0, exact, noisy)
 
 
 def _simulate(centre: np.ndarray, sd: np.ndarray, n: np.ndarray, rhs: np.ndarray, q: np.ndarray,
               rng: np.random.Generator) -> float:
     """Share of ``REPS`` simulated measurements (seeds normal around ``centre``) with a violated run."""
-    hits = 0
-    for _ in range(REPS):
-        means, ses = np.empty_like(centre), np.zeros_like(centre)
-        for i, (c, s, k) in enumerate(zip(centre.tolist(), sd.tolist(), n.tolist(), strict=True)):
-            if s == 0:
-                means[i] = c
-                continue
-            draw = c + s * rng.standard_normal(k)
-            means[i], ses[i] = draw.mean(), draw.std(ddof=1) / np.sqrt(k)
-        hits += bool(violated(means, ses, rhs, q).any())
-    return hits / REPS
+    means = np.broadcast_to(centre, (REPS, centre.size)).copy()
+    ses = np.zeros((REPS, centre.size))
+    for i in np.nonzero(sd > 0)[0]:  # one draw of REPS × S_i per noisy run
+        draw = centre[i] + sd[i] * rng.standard_normal((REPS, int(n[i])))
+        means[:, i], ses[:, i] = draw.mean(axis=1), draw.std(axis=1, ddof=1) / np.sqrt(n[i])
+    return float(np.mean(violated(means, ses, rhs, q).any(axis=1)))
 
 
 def bounded_by(lhs: Sequence[float | Sequence[float]], terms: Mapping[str, Sequence[float]],

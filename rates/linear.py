@@ -47,7 +47,7 @@ import numpy as np
 from scipy.stats import t as student
 
 from fcocheck.rates.oc import NOISE_FLOOR, OC, POWER, REPS, log_noise
-from fcocheck.rates.threshold import above, below
+from fcocheck.rates.threshold import above, above_each, below, below_each
 from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
 
 LEVEL = 0.995  # the rule's quantile: size ≤ 0.5% on the legal family's boundary, ≤ 1% as re-measured
@@ -115,9 +115,11 @@ def violation_shapes(n: int, tail_drop: float) -> dict[str, np.ndarray]:
 
 def _rejects(L: np.ndarray, w2: np.ndarray, w3: np.ndarray, kappa: float, sd_d: float, sd_e: float,
              z: float) -> np.ndarray:
-    """Which rows of log curves L (…, n) the rule rejects."""
+    """Which rows of log curves L (…, n) the rule rejects: the decision of ``linear_rate``, in its order."""
     d2, d3 = L @ w2, L @ w3
-    return (d3 - kappa * d2 < -z * sd_d) | (d2 + d3 < -z * sd_e)
+    rises = below_each(d2 + d3, -z * sd_e)
+    resolved = above_each(d2 + d3, z * sd_e)
+    return rises | (resolved & below_each(d3 - kappa * d2, -z * sd_d))
 
 
 def linear_rate(Y: np.ndarray, start: int, stop: int, seed: int = 0, deterministic: bool = False,

@@ -24,6 +24,10 @@ statistic is not a rounding question: a relative band around 0 has no scale).
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 REL_TOL = 1e-9
 
 
@@ -49,3 +53,15 @@ def above(value: float, threshold: float) -> bool:
 def below(value: float, threshold: float) -> bool:
     """``value < threshold`` by more than ``REL_TOL·|threshold|`` (``not at_least``)."""
     return not at_least(value, threshold)
+
+
+def above_each(value: Any, threshold: Any) -> np.ndarray:
+    """``above`` elementwise on arrays (a rule applied to many simulated repetitions at once)."""
+    t = np.asarray(threshold, dtype=float)
+    return np.asarray(value, dtype=float) > t + REL_TOL * np.abs(t)
+
+
+def below_each(value: Any, threshold: Any) -> np.ndarray:
+    """``below`` elementwise on arrays."""
+    t = np.asarray(threshold, dtype=float)
+    return np.asarray(value, dtype=float) < t - REL_TOL * np.abs(t)

@@ -107,3 +107,14 @@ def test_without_the_tolerance_a_few_ulps_split_the_same_rules(monkeypatch):
     nudged = {exponent_verdict(_fit_at(float(_ulps(np.array(edge), k))), 0.0, "upper").status
               for k in (-1, 1)}
     assert nudged == {CONSISTENT, "inconsistent"}
+
+
+def test_the_elementwise_forms_agree_with_the_scalar_rules_at_the_threshold():
+    """``above_each``/``below_each`` (simulated repetitions) decide as ``above``/``below``, ulps included."""
+    from fcocheck.rates.threshold import above_each, below_each
+
+    t = np.array([4.0, -0.1, 1.0, 0.0])
+    values = np.concatenate([_ulps(t, k) for k in (-4, -1, 0, 1, 4)] + [t * (1 + 1e-6), t * (1 - 1e-6)])
+    ts = np.tile(t, values.size // t.size)
+    assert list(above_each(values, ts)) == [above(v, x) for v, x in zip(values, ts, strict=True)]
+    assert list(below_each(values, ts)) == [below(v, x) for v, x in zip(values, ts, strict=True)]
