@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy import stats
 
-from fcocheck.rates.oc import POWER, REPS
+from fcocheck.rates.oc import POWER, REPS, power_summary
 from fcocheck.rates.threshold import above_each, below_each
 from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
 
@@ -94,8 +94,7 @@ def bounded_by(lhs: Sequence[float | Sequence[float]], terms: Mapping[str, Seque
     ev = {"slack_min": float(slack.min()), "slack_max": float(slack.max()),
           "slack": dict(zip(labels, slack.tolist(), strict=True)), "max_share": shares,
           "oc": {"size": size, "power": power, "reps": REPS, "alpha": ALPHA, "seeds": n.tolist()},
-          "power": {"rejects": [k for k, v in power.items() if v >= POWER],
-                    "misses": {k: f"{v:.0%}" for k, v in power.items() if v < POWER}}}
+          "power": power_summary(power)}
     head = (f"slack RHS/LHS ∈ [{slack.min():.3g}, {slack.max():.3g}] over {len(labels)} runs "
             f"(means over {n.min()}–{n.max()} seeds); size {size:.1%}")
     if bad:

@@ -46,7 +46,7 @@ from statistics import NormalDist
 import numpy as np
 from scipy.stats import t as student
 
-from fcocheck.rates.oc import NOISE_FLOOR, OC, POWER, REPS, log_noise
+from fcocheck.rates.oc import NOISE_FLOOR, OC, POWER, REPS, log_noise, power_summary
 from fcocheck.rates.threshold import above, above_each, below, below_each
 from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
 
@@ -179,8 +179,7 @@ def linear_rate(Y: np.ndarray, start: int, stop: int, seed: int = 0, determinist
     oc = OC(max(size_by.values()), size_by, power, sigma, -z * sd_d, REPS, S, n)
     ev = {"start": start, "stop": stop, "factor": float(np.exp(whole)), "d2": d2, "d3": d3,
           "kappa": kappa, "statistic": d3 - kappa * d2, "oc": oc.as_dict(),
-          "power": {"rejects": [k for k, v in power.items() if v >= POWER],
-                    "misses": {k: f"{v:.0%}" for k, v in power.items() if v < POWER}}}
+          "power": power_summary(power)}
     head = (f"contraction {np.exp(whole):.4g} per round over [{start}, {stop}); log-decrement of the last "
             f"third {d3:.3g} vs the middle {d2:.3g} (legal ≥ κ = {kappa:.3f} of it, up to "
             f"{z * sd_d:.2g} at log-noise {sigma:.2g}); size {oc.size:.1%}")

@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 
@@ -67,6 +68,12 @@ class OC:
     def weakest(self) -> tuple[str, float] | None:
         """The violation with the least power."""
         return min(self.power.items(), key=lambda kv: kv[1]) if self.power else None
+
+
+def power_summary(power: dict[str, float]) -> dict[str, Any]:
+    """The evidence's ``power`` entry: the violations rejected in ≥ ``POWER`` of repetitions, and the rest."""
+    return {"rejects": [k for k, v in power.items() if v >= POWER],
+            "misses": {k: f"{v:.0%}" for k, v in power.items() if v < POWER}}
 
 
 def log_noise(Y: np.ndarray, deterministic: bool = False) -> float:
@@ -242,8 +249,7 @@ def bounded_ratio(x: np.ndarray, b: np.ndarray, Y: np.ndarray, seed: int = 0,
     T = float(tail_slope(t, np.log(Yr / b).mean(axis=0)))
     ratio = (Yr / b).mean(axis=0)
     ev = {"tail_slope": T, "critical": oc.critical, "C": float(ratio.max()), "ratios": ratio.tolist(),
-          "oc": oc.as_dict(), "power": {"rejects": [k for k, v in oc.power.items() if v >= POWER],
-                                        "misses": {k: f"{v:.0%}" for k, v in oc.power.items() if v < POWER}}}
+          "oc": oc.as_dict(), "power": power_summary(oc.power)}
     head = (f"tail slope of log(y/bound) in log {label} {T:.3g} (critical {oc.critical:.3g}, the legal "
             f"family's 99% quantile at log-noise {sigma:.2g}); size {oc.size:.1%}")
     if above(T, oc.critical):

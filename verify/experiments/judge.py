@@ -16,7 +16,7 @@ from fcocheck.rates.fit import SlopeFit, loglog_slope
 from fcocheck.rates.inequality import bounded_by
 from fcocheck.rates.linear import LEVEL as LINEAR_LEVEL
 from fcocheck.rates.linear import linear_rate
-from fcocheck.rates.oc import LEVEL, MIN_POINTS, bounded_ratio, resolved_prefix
+from fcocheck.rates.oc import LEVEL, MIN_POINTS, bounded_ratio, power_summary, resolved_prefix
 from fcocheck.rates.power import (
     Violation,
     exponent_violations,
@@ -118,15 +118,14 @@ def _combine(verdicts: Sequence[Verdict], names: Sequence[str], rule: str | None
              evidence: dict) -> Verdict:
     """One claim from its instances' verdicts, their size and power pooled in the evidence.
 
-    Inconsistent if any instance is (named); else the first that is not consistent decides; else
-    consistent, with ``ok`` as its reason.
+    Inconsistent if any instance is (named); else the first inconclusive one; else the first that is
+    otherwise not consistent; else consistent, with ``ok`` as its reason.
     """
     n = len(verdicts)
     oc = _pooled_oc(verdicts)
-    pooled = {} if oc is None else {"oc": oc, "power": {
-        "rejects": [k for k, p in oc["power"].items() if p >= 0.95],
-        "misses": {k: f"{p:.0%}" for k, p in oc["power"].items() if p < 0.95}}}
-    for failing in (lambda v: v.status == INCONSISTENT, lambda v: v.status != CONSISTENT):
+    pooled = {} if oc is None else {"oc": oc, "power": power_summary(oc["power"])}
+    for failing in (lambda v: v.status == INCONSISTENT, lambda v: v.status == INCONCLUSIVE,
+                    lambda v: v.status != CONSISTENT):
         for name, v in zip(names, verdicts, strict=True):
             if failing(v):
                 return Verdict(v.status, rule or v.rule, f"{v.reason} (instance {name}, one of {n}){note}",
