@@ -135,6 +135,7 @@ def provenance(session: Session, quick: bool, seed: int, seconds: float, budget:
             "runs": s.requested,
             "reused": s.reused,
             "executed": dict(s.executed),
+            "recorded_first_by_another_process": s.raced,
             "seconds": round(s.seconds, 2),
         }
         for label, s in session.summaries

@@ -183,6 +183,46 @@ def test_foreign_sqlite_file_is_refused_and_left_untouched(tmp_path):
         Store(other)
 
 
+def test_a_refused_store_gets_no_sidecar_files(tmp_path):
+    """Regression (issue 32): refusing a WAL-mode file (a foreign one, or one of ours of another
+    schema) left ``-wal``/``-shm`` files beside it; the directory must be exactly as found."""
+    foreign = tmp_path / "wal.sqlite"
+    con = sqlite3.connect(foreign)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("CREATE TABLE t(x)")
+    con.commit()
+    con.close()
+    other = tmp_path / "schema.sqlite"
+    with Store(other):
+        pass
+    con = sqlite3.connect(other)
+    con.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
+    con.commit()
+    con.close()
+    before = {p.name: _store_bytes(p) for p in tmp_path.iterdir()}
+    assert sorted(before) == ["schema.sqlite", "wal.sqlite"]
+    for path, rule in ((foreign, "foreign SQLite file"), (other, "schema '99'")):
+        with pytest.raises(StoreError, match=rule):
+            Store(path)
+    assert {p.name: _store_bytes(p) for p in tmp_path.iterdir()} == before
+
+
+def test_a_store_open_elsewhere_is_read_through_its_write_ahead_log(tmp_path):
+    """Legal and unusual: a store another process holds open (its ``-wal`` present, the meta rows
+    possibly only in the log) is ours and opens; the quiet read is only for files without a log."""
+    path = tmp_path / "s.sqlite"
+    holder = Store(path)
+    try:
+        holder.con.execute("PRAGMA wal_autocheckpoint=0")
+        with Store(path) as again:
+            run_sweep(small_grid()[:1], again, Serial(), progress=False)
+        assert path.with_name("s.sqlite-wal").exists()
+        with Store(path) as third:
+            assert len(third.runs()) == 1
+    finally:
+        holder.close()
+
+
 def test_cli_refuses_a_foreign_store_with_exit_2(tmp_path):
     from fcocheck.reports.cli import main
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import re
 import signal
 import sqlite3
 import subprocess
@@ -152,6 +153,32 @@ def test_two_sweeps_writing_one_store_at_once_lose_nothing(tmp_path):
         n, distinct = st.con.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM runs").fetchone()
     # 15 distinct configurations (eta 0.05 is in both); the shared ones are stored once
     assert distinct == 15 and n == 15
+    # and counted once: a shared run both executed is "executed" by the one that stored it first
+    # (regression, issue 32: each sweep reported all its runs as executed, 18 in all)
+    def count(pattern: str, out: str) -> int:
+        return sum(int(n) for m in re.findall(pattern, out) for n in re.findall(r"\d+", m))
+
+    executed = [count(r"executed (.*?)(?:;| on )", out) for out, _ in outs]
+    others = [count(r"(\d+) reused", out) + count(r"(\d+) also executed", out) for out, _ in outs]
+    assert sum(executed) == 15 and [e + o for e, o in zip(executed, others, strict=True)] == [9, 9], outs
+
+
+def test_a_run_another_process_recorded_first_is_not_counted_as_executed(tmp_path):
+    """The race made deterministic: this sweep read the store before the other process recorded
+    every run, so each of its ``put`` finds the row there — all are counted as raced, none as
+    executed, the other process's rows are kept, and the summary says so."""
+    configs = grid(BASE, {"hp.eta_c": [0.01, 0.02]}, range(2))
+    path = tmp_path / "s.sqlite"
+    with Store(path) as first:
+        run_sweep(configs, first, Serial(), progress=False)
+        kept = {r["key"]: r["started"] for r in first.runs()}
+    with Store(path) as late:
+        late.done = lambda code_version: set()  # its look at the store came before the other's writes
+        summary = run_sweep(configs, late, Serial(), progress=False)
+        rows = {r["key"]: r["started"] for r in late.runs()}
+    assert (summary.requested, summary.reused, sum(summary.executed.values()), summary.raced) == (4, 0, 0, 4)
+    assert "4 also executed but recorded first by another process" in summary.line()
+    assert rows == kept
 
 
 def test_corrupted_page_behind_a_good_header_is_refused(tmp_path, capsys):

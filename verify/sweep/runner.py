@@ -25,11 +25,16 @@ from fcocheck.verify.sweep.version import code_version as current_version
 
 @dataclass
 class SweepSummary:
-    """What a sweep did: runs requested, reused from the store, executed (by status), wall time."""
+    """What a sweep did: runs requested, reused from the store, executed (by status), wall time.
+
+    ``raced`` counts runs this process executed but found already recorded when it came to store
+    them — another process sharing the store finished them first; its row is kept, this one dropped.
+    """
 
     requested: int
     reused: int
     executed: Counter = field(default_factory=Counter)
+    raced: int = 0
     seconds: float = 0.0
     interrupted: bool = False
     executor: str = "serial"
@@ -44,8 +49,10 @@ class SweepSummary:
     def line(self) -> str:
         """One-line summary."""
         ex = ", ".join(f"{k} {v}" for k, v in sorted(self.executed.items())) or "none"
+        raced = (f"; {self.raced} also executed but recorded first by another process sharing the "
+                 "store (its rows kept)") if self.raced else ""
         return (
-            f"{self.requested} runs: {self.reused} reused from the store, executed {ex} on "
+            f"{self.requested} runs: {self.reused} reused from the store, executed {ex}{raced} on "
             f"{self.executor} ({self.workers} worker(s)) in {self.seconds:.1f}s"
             + ("  [interrupted: run the same command again to resume]" if self.interrupted else "")
         )
@@ -84,7 +91,8 @@ def run_sweep(
 
     Args:
         configs: the sweep (duplicates are dropped).
-        store: the results store (this process is its only writer).
+        store: the results store (other processes may write to it at the same time: a run one of
+            them records first is counted in ``raced``, not as executed here).
         executor: ``Serial`` (default), ``Pool`` or ``Dask`` from ``verify.sweep.executors``.
         progress: draw the bar (default: only on a terminal outside CI).
         code_version: the version runs are recorded under (default: this code's).
@@ -107,8 +115,10 @@ def run_sweep(
     try:
         fn = _with_references(executor, todo)
         for cfg, rec in executor.imap(fn, todo, on_crash=crashed):
-            store.put(rec, cv)
-            summary.executed[rec.status] += 1
+            if store.put(rec, cv):
+                summary.executed[rec.status] += 1
+            else:
+                summary.raced += 1
             if rec.status == ERROR:
                 summary.errors.append(f"{cfg.algorithm} seed {cfg.seed} [{cfg.key[:10]}]: {rec.error}")
             bar.step(failed=rec.status == ERROR)

@@ -189,7 +189,10 @@ class Session:
                     refs[item[1]] = result
                     continue
                 if item[0] == RUN:
-                    self.store.put(result, self.version)
+                    if not self.store.put(result, self.version):
+                        summary.raced += 1  # recorded first by another process: reused, not ours
+                        bar.step()
+                        continue
                     if result.status != ERROR:  # an errored run is not done: ``runs`` executes it again
                         self._ran_ahead.add(item[1].key)
                     summary.executed[result.status] += 1

@@ -69,13 +69,20 @@ def _now() -> str:
 def _inspect(path: Path) -> bool:
     """Refuse a non-empty file unless it is an fcocheck store of this schema (read-only look).
 
+    When no write-ahead log or rollback journal sits beside the file, the main file is the whole
+    database and it is read with SQLite's ``immutable`` flag: no lock taken and no ``-wal``/``-shm``
+    sidecar created, so a refused file is left exactly as it was found.  Otherwise (a WAL store in
+    use) it is read through SQLite's normal read-only path, whose sidecars already exist.
+
     Returns:
         True when the file is an SQLite database without any table (one another process is
         creating this instant): it holds nobody's data and is initialised like a new file.
 
     """
+    quiet = not any(path.with_name(path.name + s).exists() for s in ("-wal", "-journal"))
     try:
-        con = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+        con = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro{'&immutable=1' * quiet}",
+                              uri=True)
         try:
             tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             meta = dict(con.execute("SELECT key, value FROM meta")) if "meta" in tables else {}
