@@ -131,19 +131,58 @@ def _log_ticks(ax: plt.Axes) -> None:
             axis.set_minor_formatter(_MinorLog())
 
 
+#: legend labels are wrapped at this many characters; two columns only when every label is short
+LEGEND_WRAP, TWO_COLUMNS = 46, 24
+
+
 def _legend_below(ax: plt.Axes) -> None:
-    """The legend under the axes, outside the plotting area: it never covers data."""
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
+    """The legend under the axes, outside the plotting area: it never covers data.
 
-
-def draw(fig: Figure, out: Path) -> tuple[Path, Path]:
-    """Write ``out/<stem>.png`` and ``out/<stem>.svg``; returns both paths.
-
-    The stem may come from a results store: it must be one plain file name (``safe_stem``), and both
-    files go through ``solvers.files.Writer`` (inside ``out``, no symlink followed, atomic).
+    Long labels are wrapped and set in one column, so that a legend is never wider than its panel;
+    ``layout`` then makes the figure tall enough to hold it.
     """
-    stem = safe_stem(fig.stem)
-    writer = Writer(out)
+    handles, labels = ax.get_legend_handles_labels()
+    ncol = 2 if max(map(len, labels), default=0) <= TWO_COLUMNS else 1
+    labels = [textwrap.fill(s, LEGEND_WRAP) for s in labels]
+    ax.legend(handles, labels, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=ncol,
+              frameon=False)
+
+
+def legend_overflow(f: plt.Figure) -> float:
+    """How far (pixels) the farthest legend reaches outside the figure; ≤ 0 when all lie inside."""
+    renderer = f.canvas.get_renderer()
+    box, worst = f.bbox, -np.inf
+    for ax in f.axes:
+        legend = ax.get_legend()
+        if legend is not None and ax.get_visible():
+            b = legend.get_window_extent(renderer)
+            worst = max(worst, box.x0 - b.x0, b.x1 - box.x1, box.y0 - b.y0, b.y1 - box.y1)
+    return float(worst)
+
+
+#: the least height (inches) of a panel's plotting area once its legend has taken its room
+MIN_AXES_HEIGHT = 2.4
+
+
+def _fit_legends(f: plt.Figure, rows: int, tries: int = 4) -> None:
+    """Grow the figure until every legend lies inside it and no panel is squeezed by its legend.
+
+    A PNG clips whatever reaches outside the figure, and ``tight_layout`` makes room for a legend
+    by shrinking the axes above it; the figure is made taller instead (each row by the same amount).
+    """
+    for _ in range(tries):
+        over = legend_overflow(f)
+        w, h = f.get_size_inches()
+        shortest = min(ax.get_position().height * h for ax in f.axes if ax.get_visible())
+        grow = max((over + 4) / f.dpi * 2 if over > 0 else 0.0, (MIN_AXES_HEIGHT - shortest) * rows)
+        if grow <= 0:
+            return
+        f.set_size_inches(w, h + grow)
+        f.tight_layout()
+
+
+def layout(fig: Figure) -> plt.Figure:
+    """The matplotlib figure of ``fig``: panels in up to three columns, every legend inside."""
     n = len(fig.panels)
     cols = min(n, 3)
     rows = math.ceil(n / cols)
@@ -154,6 +193,19 @@ def draw(fig: Figure, out: Path) -> tuple[Path, Path]:
     for ax in axes.ravel()[n:]:
         ax.set_visible(False)
     f.tight_layout()
+    _fit_legends(f, rows)
+    return f
+
+
+def draw(fig: Figure, out: Path) -> tuple[Path, Path]:
+    """Write ``out/<stem>.png`` and ``out/<stem>.svg``; returns both paths.
+
+    The stem may come from a results store: it must be one plain file name (``safe_stem``), and both
+    files go through ``solvers.files.Writer`` (inside ``out``, no symlink followed, atomic).
+    """
+    stem = safe_stem(fig.stem)
+    writer = Writer(out)
+    f = layout(fig)
     try:
         with writer.open(f"{stem}.png") as fh:
             f.savefig(fh, dpi=110, format="png")
