@@ -5,7 +5,8 @@
 Prints one table: the figure, its value, the baseline it is compared with, the ratio, and the
 target.  Baselines are measured here, now, and are the best straightforward code for the same
 work: a plain scikit-learn script to the same certified gap (for ``fcocheck solve``,
-``benchmarks/solve_sklearn.py``), the fastest of a per-client loop and blocked/batched numpy (for
+``benchmarks/solve_sklearn.py``), the same PEPs written directly in PEPit (for a worst case,
+``benchmarks/worstcase_pepit.py``), the fastest of a per-client loop and blocked/batched numpy (for
 many tiny clients), one full-gradient pass (for an FSVRG round), the bare gradient kernel (for an
 engine step).  Whole jobs are given in CPU seconds and as a multiple of the **calibration**, a fixed
 CPU-bound numpy workload run in the same session (``benchmarks/jobs.py``), so that figures from two
@@ -107,6 +108,15 @@ def engine(rows: list) -> None:
         f"best plain numpy: {loop_name} (no metrics)", "≤ 0.4×")
 
 
+def worstcases(rows: list) -> None:
+    """``worst_case(spec)`` against the same PEPs written directly in PEPit (``worstcase_pepit.py``)."""
+    from benchmarks import worstcase_pepit
+
+    for f in worstcase_pepit.figures(quick=True):
+        row(rows, f"worst case {f['name']} (PEP build + solve)", f["seconds_fcocheck"], "s",
+            f["seconds_direct"], "the same PEP written directly in PEPit", "≤ 1.1×")
+
+
 def fsvrg(rows: list) -> None:
     """One FSVRG round at seed-004 scale against one full-gradient pass (``engine.py`` part v)."""
     from benchmarks import engine as eng
@@ -141,6 +151,7 @@ def main() -> None:
     rows: list = []
     commands(rows, args.skip_jobs)
     engine(rows)
+    worstcases(rows)
     fsvrg(rows)
     if args.scale:
         scale(rows)

@@ -27,7 +27,9 @@ reads "for FedAvgM on the quadratics class, Φ(ŵ) − Φ* ≲ 1/R as R grows". 
 Power is against violations of *the claim*: a loose bound (R^-1/2 for a method converging like
 R^-0.9) also passes a wrong implementation; state the sharpest bound you believe, and read the
 reported constant max y/bound.  A claim is data: ``fcocheck_claims = [Claim(...)]`` in a test module
-gives one pytest item each (the plugin), and ``fcocheck validate --plugin MODULE`` judges them.
+gives one pytest item each (the plugin), and ``fcocheck --plugin MODULE validate NAME`` judges them
+(``--plugin`` goes before the command; a module that imports a sibling module needs its directory
+on ``PYTHONPATH``).
 """
 
 from __future__ import annotations

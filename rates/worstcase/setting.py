@@ -8,7 +8,7 @@ here, lazily, so importing ``rates`` stays cheap.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fcocheck.rates.worstcase.spec import PepSpec
@@ -25,6 +25,7 @@ class Setting:
     w_star: Any
     w0: Any
     grad: Callable[[int, Any], Any]
+    proxes: dict[Any, Any] = field(default_factory=dict)  # (z as an expression, t) → prox_{tψ}(z)
 
 
 def average(points: list[Any]) -> Any:
@@ -36,12 +37,24 @@ def average(points: list[Any]) -> Any:
 
 
 def prox(setting: Setting, z: Any, t: float) -> Any:
-    """∇(h + tψ)*(z) = prox_{tψ}(z) for Euclidean h; z itself when t = 0 or ψ = 0."""
+    """∇(h + tψ)*(z) = prox_{tψ}(z) for Euclidean h; z itself when t = 0 or ψ = 0.
+
+    Computed once per point and step: a method that maps one point several times (FedDualAvg's
+    round start, mapped by every client's first step and by the round's output) gets one PEPit
+    point.  Each ``proximal_step`` call adds a point to the Gram matrix and ψ's interpolation
+    constraints grow with the square of ψ's points; the copies, forced equal by ψ's convexity, also
+    leave no strictly feasible Gram matrix (Lemma 4.5's worst case came out 0.250095 for its exact
+    0.25, with the copies; 0.2500000002 without).  The key is ``z`` as a linear expression of the
+    PEP's leaf points, so equal expressions built separately share too.
+    """
     if setting.psi is None or t == 0:
         return z
-    from PEPit.primitive_steps import proximal_step
+    key = (frozenset((id(leaf), c) for leaf, c in z.decomposition_dict.items()), t)
+    if key not in setting.proxes:
+        from PEPit.primitive_steps import proximal_step
 
-    return proximal_step(z, setting.psi, t)[0]
+        setting.proxes[key] = proximal_step(z, setting.psi, t)[0]
+    return setting.proxes[key]
 
 
 def declare(spec: PepSpec) -> Setting:

@@ -13,8 +13,18 @@ terms T_i(p) (σ = 0, constants 1):
 Verdict rules (each has a test feeding it a violation, tests/rates/test_worstcase.py):
 
 * ``leq`` (constant 1 printed): inconsistent where ratio > 1 + ``SOLVER_TOL``;
-* ``lesssim``: inconsistent where the ratio grows in R or K (last slope > ``MAX_SLOPE`` without
-  deceleration), or the worst case is unbounded over the class while the bound is finite;
+* ``lesssim``: along R and along K, the successive slopes s_1 … s_n of log ratio in log R (or K)
+  decide (``slope_state``): **flat** when s_n ≤ ``MAX_SLOPE``; **grows** (inconsistent) when the
+  ratio still rises at the grid's end and either does not decelerate (s_n > ``STALL``·s_{n−1}: a
+  power R^α keeps its slope) or decelerates towards a positive power (the geometric extrapolation
+  of the slopes, s_∞ = s_n − d_n q/(1 − q) with d_i = s_{i−1} − s_i and q = d_n/d_{n−1} < 1, exceeds
+  ``MAX_SLOPE``: R^α(1 − c/R) converges to slope α); also **flat** when that extrapolation is ≤ 0
+  (the decrements already outweigh the remaining rise: R/(R + c) at slope 0.15); otherwise
+  **rising** (inconclusive): the ratio still rises but decelerates, as a legal R^p ρ^R does before
+  its peak at R = p/ln(1/ρ) — the grid does not show whether it levels off, and the verdict says to
+  extend it.  The worst case unbounded
+  over the class while the bound is finite is inconsistent.  ``slope_oc`` runs the rule on stated
+  legal and violating shapes at the grid's own R (or K) values and reports its size and power;
 * soundness: a run on an instance of the class can never exceed the worst case — measured >
   worst·(1 + ``SOLVER_TOL``) + ``ABS_TOL`` is inconsistent (the implementation or the PEP program
   is wrong).
@@ -34,8 +44,9 @@ SOLVER_TOL = (
     1e-5  # relative accuracy of an interior-point PEP solve (CLARABEL's default gap 1e-8, with slack)
 )
 ABS_TOL = 1e-9
-MAX_SLOPE = 0.15  # d log ratio / d log R allowed without deceleration (lower-order terms)
-DECEL = 0.8  # a saturating ratio's slope shrinks by at least this factor from one grid step to the next
+MAX_SLOPE = 0.15  # d log ratio / d log R allowed at the grid's end (lower-order terms)
+STALL = 0.95  # a slope still ≥ this share of the previous one is not decelerating: a power
+FLAT, GROWS, RISING = "flat", "grows", "rising"
 _PARAMS = ("L", "B", "zeta", "G", "M", "K", "R", "eta_c", "eta_s", "sigma")
 
 
@@ -78,34 +89,95 @@ def tightness_rows(
     return rows
 
 
+def slopes_of(x: Any, y: Any) -> np.ndarray:
+    """Successive slopes of log y in log x."""
+    return np.diff(np.log(np.asarray(y, dtype=float))) / np.diff(np.log(np.asarray(x, dtype=float)))
+
+
+def extrapolated_slope(s: np.ndarray) -> float | None:
+    """s_∞ = s_n − d_n q/(1 − q) when the slopes' decrements shrink geometrically (q < 1), else None."""
+    if len(s) < 3:
+        return None
+    d1, d2 = s[-3] - s[-2], s[-2] - s[-1]
+    if not (d1 > 0 and 0 < d2 < d1):
+        return None
+    q = d2 / d1
+    return float(s[-1] - d2 * q / (1 - q))
+
+
+def slope_state(s: np.ndarray) -> str:
+    """``FLAT``, ``GROWS`` or ``RISING`` for the slopes s_1 … s_n (n ≥ 2) of one group (module doc)."""
+    if at_most(s[-1], MAX_SLOPE):
+        return FLAT
+    if above(s[-1], STALL * s[-2]):
+        return GROWS
+    limit = extrapolated_slope(s)
+    if limit is None:
+        return RISING
+    if above(limit, MAX_SLOPE):
+        return GROWS
+    return FLAT if at_most(limit, 0.0) else RISING
+
+
+def slope_oc(x: list[float]) -> dict[str, Any]:
+    """The rule's size and power at the grid values ``x`` (ratios known exactly; shapes stated here).
+
+    Legal (the constant is bounded): saturating a·x/(x + c) and R^p ρ^R whose rise has ended by the
+    grid's middle value (c ≤ x_mid/4; peak p/ln(1/ρ) ≤ x_mid), and falling ratios.  Violations: x^α
+    for α ∈ ``POWERS`` and x^α(1 − c/x) (a power approached from above).  Size is the share of the
+    legal shapes judged ``GROWS`` (a false alarm); ``inconclusive`` the share judged ``RISING``;
+    power the share of each violation judged ``GROWS``.
+    """
+    x = np.asarray(sorted(set(x)), dtype=float)
+    if len(x) < 3:
+        return {"size": None, "power": {}, "inconclusive": None}
+    mid = float(np.exp(np.mean(np.log(x[[0, -1]]))))
+    legal = [x / (x + c) for c in np.geomspace(0.01, mid / 4, 12)]
+    legal += [x**p * np.exp(-p * x / peak) for p in (0.5, 1.0, 2.0, 3.0)
+              for peak in np.geomspace(x[0] / 2, mid, 6)]
+    legal += [x**-p for p in (0.0, 0.5, 1.0, 2.0)]
+    states = [slope_state(slopes_of(x, y)) for y in legal]
+    power = {f"x^{a:g}": float(np.mean([slope_state(slopes_of(x, x**a * (1 - c / x))) == GROWS
+                                        for c in (0.0,) + tuple(0.5 * x[0] * f for f in (0.2, 0.5, 0.9))]))
+             for a in POWERS}
+    return {"size": states.count(GROWS) / len(states), "inconclusive": states.count(RISING) / len(states),
+            "power": power}
+
+
+POWERS = (0.3, 0.5, 1.0)  # violations x^α of a bounded ratio that the rule must reject
+
+
 def growth(rows: list[dict[str, Any]], axis: str) -> dict[str, Any]:
     """How the ratio grows along ``axis`` (R or K), the other grid values held fixed.
 
-    In each group (rows equal but for ``axis``, sorted by it) the successive slopes of log ratio
-    in log ``axis`` are s_1, s_2, …; a group of at least 3 points **grows** when its last slope
-    exceeds ``MAX_SLOPE`` and does not decelerate (s_last > ``DECEL``·s_prev).  ``judged`` counts the
-    groups that could be judged (none: the axis has no power on this grid).  A bound of the right shape
-    has a ratio that saturates (e.g. R/(R + a): slopes halve per doubling), a wrong one keeps a
-    constant slope (R^s).
+    In each group (rows equal but for ``axis``, sorted by it) the successive slopes of log ratio in
+    log ``axis`` are judged by ``slope_state``; ``grows`` and ``rising`` list the groups so judged,
+    ``judged`` counts the groups of at least 3 points (none: the axis has no power on this grid) and
+    ``oc`` is the rule's size and power at the axis' grid values (``slope_oc``).
     """
     groups: dict[tuple, list[tuple[float, float]]] = {}
     for r in rows:
         if np.isfinite(r["ratio"]) and r["ratio"] > 0:
             key = tuple((k, r[k]) for k in ("K", "R", "eta_c", "zeta", "M") if k != axis and k in r)
             groups.setdefault(key, []).append((float(r[axis]), float(r["ratio"])))
-    last, grows, judged = float("nan"), [], 0
+    last, found, judged, values, short = float("nan"), {GROWS: [], RISING: []}, 0, set(), []
     for key, pts in groups.items():
         pts = sorted(set(pts))
         if len(pts) < 3:  # two points cannot tell a saturating ratio from a growing one
             continue
+        slopes = slopes_of([p[0] for p in pts], [p[1] for p in pts])
+        state = slope_state(slopes)
+        if state == RISING and len(pts) == 3:  # three values can show a stall, never a levelling off
+            short.append(dict(key))
+            continue
         judged += 1
-        x, y = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
-        slopes = np.diff(y) / np.diff(x)
+        values.update(p[0] for p in pts)
         last = float(slopes[-1]) if not np.isfinite(last) else max(last, float(slopes[-1]))
-        decel = at_most(slopes[-1], DECEL * slopes[-2])
-        if above(slopes[-1], MAX_SLOPE) and not decel:
-            grows.append({"at": dict(key), "slopes": [float(v) for v in slopes]})
-    return {"last_slope": last, "grows": grows, "judged": judged}
+        if state != FLAT:
+            found[state].append({"at": dict(key), "slopes": [float(v) for v in slopes],
+                                 "extrapolated": extrapolated_slope(slopes)})
+    return {"last_slope": last, "grows": found[GROWS], "rising": found[RISING], "judged": judged,
+            "short": short, "oc": slope_oc(sorted(values)) if judged else None}
 
 
 def tightness_verdict(relation: str, rows: list[dict[str, Any]]) -> Verdict:
@@ -146,20 +218,32 @@ def tightness_verdict(relation: str, rows: list[dict[str, Any]]) -> Verdict:
     by_axis = {axis: growth(solved, axis) for axis in ("R", "K")}
     ev.update({f"slope_{a}": g["last_slope"] for a, g in by_axis.items()})
     ev["grows"] = {a: g["grows"] for a, g in by_axis.items() if g["grows"]}
+    ev["rising"] = {a: g["rising"] for a, g in by_axis.items() if g["rising"]}
+    ev["oc"] = {a: g["oc"] for a, g in by_axis.items() if g["oc"]}
     blind = [a for a, g in by_axis.items() if g["judged"] == 0]
-    rule = f"constant bounded in R and K (slope ≤ {MAX_SLOPE} or decelerating ×{DECEL})"
+    rule = (f"constant bounded in R and K (last slope ≤ {MAX_SLOPE}; a slope that stalls or converges "
+            "above it is a power)")
+
+    def where(found: dict[str, list[dict[str, Any]]]) -> str:
+        return "; ".join(f"along {a} at {g[0]['at']}: slopes {[round(v, 2) for v in g[0]['slopes']]}"
+                         for a, g in found.items())
+
     if ev["grows"]:
-        where = "; ".join(
-            f"along {a} at {g[0]['at']}: slopes {[round(v, 2) for v in g[0]['slopes']]}"
-            for a, g in ev["grows"].items()
-        )
-        return Verdict(INCONSISTENT, rule, f"the smallest constant keeps growing {where}", ev)
+        return Verdict(INCONSISTENT, rule, f"the smallest constant keeps growing {where(ev['grows'])}", ev)
     note = f"; {len(failed)} point(s) failed to solve: {failed}" if failed else ""
+    if ev["rising"]:
+        return Verdict(INCONCLUSIVE, rule, f"the smallest constant still rises at the grid's end but "
+                       f"decelerates {where(ev['rising'])}: a bounded ratio such as R^p·ρ^R rises until "
+                       "R = p/ln(1/ρ); extend the grid to see whether it levels off" + note, ev)
     if len(blind) == len(by_axis):
         return Verdict(INCONCLUSIVE, rule, f"no power along {blind}: no group with 3 grid values" + note, ev)
     judged = [a for a in by_axis if a not in blind]
     if blind:  # said, not hidden: the verdict covers the axes the grid varies
         note += f"; judged along {judged} only ({blind} not varied by 3 values in this grid)"
+    for a, g in by_axis.items():
+        if g["short"]:
+            note += (f"; along {a} not judged at {g['short']}: three values, still rising (three can "
+                     "show a stall, never a levelling off)")
     slopes = ", ".join(f"{a} {ev['slope_' + a]:.2f}" for a in judged)
     return Verdict(CONSISTENT, rule, f"smallest constant {ev['c_max']:.3g}; last slopes {slopes}" + note, ev)
 

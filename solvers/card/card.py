@@ -92,7 +92,7 @@ class Card:
         apply: how the transformed update moves the server point.
         claims: property → (``holds``/``fails``, source) for the properties (A)–(D).
         reduces_to: reductions to other methods (each becomes a check).
-        doc: Algorithm / Guarantee / References text (``fcocheck algorithms --doc``).
+        doc: Algorithm / Guarantee / References text (the registry entry's documentation).
         family: ``federated`` (default) or ``sequential``.
 
     """

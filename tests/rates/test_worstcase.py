@@ -4,14 +4,28 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fcocheck.rates.catalog import get
 from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT
 from fcocheck.rates.worstcase.methods import METHODS
 from fcocheck.rates.worstcase.solve import worst_case
 from fcocheck.rates.worstcase.spec import InvalidWorstCaseError, PepSpec, check_spec
-from fcocheck.rates.worstcase.tightness import growth, soundness_verdict, tightness_rows, tightness_verdict
+from fcocheck.rates.worstcase.tightness import (
+    GROWS,
+    MAX_SLOPE,
+    RISING,
+    growth,
+    slope_oc,
+    slope_state,
+    slopes_of,
+    soundness_verdict,
+    tightness_rows,
+    tightness_verdict,
+)
 
 
 # ---- closed forms (Taylor, Hendrickx & Glineur 2017) ------------------------------------------
@@ -88,18 +102,80 @@ def test_a_ratio_growing_as_a_power_of_K_is_inconsistent():
     assert v.status == INCONSISTENT and "along K" in v.reason
 
 
-def test_a_saturating_ratio_is_consistent():
+def test_a_saturating_ratio_is_consistent_once_it_has_levelled_off():
     # ratio 4R/(R + 1): the worst case 2B/(s(R+1)) against LB/R — bounded by 4, slopes halve
+    rows = _rows({(k, r): 4 * r / (r + 1) for k in (1, 2, 3) for r in (1, 2, 4, 8, 16)})
+    assert tightness_verdict("lesssim", rows).status == CONSISTENT
+    # on R ≤ 8 its last slope is still 0.152, but its decrements (0.152, 0.111) extrapolate to a
+    # slope of −0.15: levelling off
     rows = _rows({(k, r): 4 * r / (r + 1) for k in (1, 2, 3) for r in (1, 2, 4, 8)})
     assert tightness_verdict("lesssim", rows).status == CONSISTENT
+    # on R ≤ 4 (slopes 0.415, 0.263) nothing can be extrapolated: not judged, not a violation
+    rows = _rows({(k, r): 4 * r / (r + 1) for k in (1, 2, 3) for r in (1, 2, 4)})
+    v = tightness_verdict("lesssim", rows)
+    assert v.status == CONSISTENT and "along R not judged" in v.reason  # judged along K (flat) only
+    assert len(growth(rows, "R")["short"]) == 3
+    v = tightness_verdict("lesssim", _rows({(1, r): 4 * r / (r + 1) for r in (1, 2, 4)}))
+    assert v.status == INCONCLUSIVE and "no power" in v.reason
 
 
-def test_a_logarithmic_growth_is_caught_once_the_grid_shows_it_does_not_decelerate():
+def test_a_logarithmic_growth_is_caught():
+    """1 + log R is unbounded: its slopes decelerate towards 0.19 > MAX_SLOPE (extrapolated).  The
+    old rule (decelerating ×0.8 passes) called it consistent."""
     rows = _rows({(k, r): 1 + math.log(r) for k in (1, 2, 3) for r in (2, 4, 8, 16)})
     g = growth(rows, "R")
-    assert g["judged"] == 3
-    # 1 + log R grows without bound but decelerates: it is not a power; the rule says so honestly
-    assert tightness_verdict("lesssim", rows).status == CONSISTENT
+    assert g["judged"] == 3 and g["grows"][0]["extrapolated"] > MAX_SLOPE
+    assert tightness_verdict("lesssim", rows).status == INCONSISTENT
+
+
+def test_a_power_approached_from_above_is_caught():
+    """R^0.3·(1 − 0.5/R): slopes 0.885, 0.522, 0.400 shrink ×0.77 — the old rule passed it — and
+    converge to 0.3; the extrapolation sees the limit."""
+    rows = _rows({(k, r): r**0.3 * (1 - 0.5 / r) for k in (1, 2) for r in (1, 2, 4, 8)})
+    assert tightness_verdict("lesssim", rows).status == INCONSISTENT
+
+
+def test_a_geometric_ratio_before_its_peak_is_not_called_a_violation():
+    """Legal and unusual (found by a fresh reader): a strongly convex worst case ρ^{KR} against a
+    bound 1/R² has a ratio like R²ρ^{2R}, rising until R = 2/ln(1/ρ²) ≈ 9.5 (ρ = 0.9).  On R = 1…6
+    the slopes fall by equal steps (1.70 … 0.84), heading below zero: consistent; on R = 1…12 it has
+    turned.  The reader's own worst-case slopes 1.46 … 0.62 (steps shrinking ×0.78, extrapolated
+    limit 0.13) were called inconsistent by the old rule (×0.8 per step needed); now: still rising,
+    inconclusive, and the verdict says to extend the grid."""
+    for top in (7, 13):
+        rows = _rows({(1, r): r**2 * 0.81**r for r in range(1, top)})
+        assert tightness_verdict("lesssim", rows).status == CONSISTENT
+    assert slope_state(np.array([1.46, 1.17, 0.94, 0.76, 0.62])) == RISING
+    slopes = [1.46, 1.17, 0.94, 0.76, 0.62]
+    ratios = np.exp(np.concatenate([[0.0], np.cumsum(np.array(slopes) * np.diff(np.log(np.arange(1, 7))))]))
+    rows = _rows({(1, r): float(y) for r, y in zip(range(1, 7), ratios, strict=True)})
+    v = tightness_verdict("lesssim", rows)
+    assert v.status == INCONCLUSIVE and "extend the grid" in v.reason
+
+
+@pytest.mark.parametrize("grid", [[1, 2, 3, 4, 5, 6], [1, 2, 4, 8], [1, 2, 4, 8, 16], [4, 8, 16, 32, 64]])
+def test_the_slope_rule_s_size_and_power_on_its_stated_shapes(grid):
+    oc = slope_oc(grid)
+    assert oc["size"] == 0.0 and oc["inconclusive"] == 0.0
+    assert all(p == 1.0 for p in oc["power"].values()), oc
+
+
+def test_three_grid_values_have_little_power_and_say_so():
+    oc = slope_oc([1, 2, 3])
+    assert oc["size"] == 0.0 and max(oc["power"].values()) < 0.95
+
+
+@settings(max_examples=60, deadline=None)
+@given(grid=st.sampled_from([[1, 2, 3, 4, 5, 6], [1, 2, 4, 8], [1, 2, 4, 8, 16], [2, 4, 8, 16, 32]]),
+       c=st.floats(0.0, 1.0), p=st.floats(0.25, 3.0), peak=st.floats(0.0, 1.0), alpha=st.floats(0.3, 2.0))
+def test_stated_legal_shapes_are_never_rejected_and_powers_always_are(grid, c, p, peak, alpha):
+    x = np.asarray(grid, dtype=float)
+    mid = float(np.sqrt(x[0] * x[-1]))
+    saturating = x / (x + 0.01 + c * mid / 4)
+    geometric = x**p * np.exp(-p * x / (x[0] / 2 + peak * (mid - x[0] / 2)))
+    for y in (saturating, geometric, 1 / x**p):
+        assert slope_state(slopes_of(x, y)) != GROWS
+    assert slope_state(slopes_of(x, x**alpha)) == GROWS
 
 
 def test_two_grid_values_per_axis_have_no_power():
@@ -129,8 +205,9 @@ def test_soundness_rejects_a_run_above_its_worst_case():
 
 
 def test_the_real_worst_cases_reject_a_bound_of_the_wrong_shape():
-    # FedDualAvg's true worst cases (K = 1..3, R = 1) against Thm 4.3's optimisation term made K
-    # times too optimistic, B/(η_c K² R): the smallest constant then grows like K — caught
+    # FedDualAvg's true worst cases (K = 1..4, R = 1) against Thm 4.3's optimisation term made K
+    # times too optimistic, B/(η_c K² R): the smallest constant grows like K²/(K + 1) — caught (its
+    # slopes 1.42, 1.29, 1.22 converge to 1; three values of K alone only show a decelerating rise)
     import sympy as sp
 
     from fcocheck.rates.symbols import B, K, R, eta_c
@@ -139,7 +216,7 @@ def test_the_real_worst_cases_reject_a_bound_of_the_wrong_shape():
     wrong = Theorem("wrong", "", "", "", "lesssim", (("optimisation", B / (eta_c * K**2 * R)),))
     right = get("fco-4.3")
     points = []
-    for k in (1, 2, 3):
+    for k in (1, 2, 3, 4):
         w = worst_case(PepSpec("feddualavg", M=2, K=k, R=1, eta=0.25, zeta=0.0))
         points.append({"L": 1.0, "B": 0.5, "zeta": 0.0, "M": 2, "K": k, "R": 1, "eta_c": 0.25, "eta_s": 1.0,
                        "status": w.status, "worst": w.value})
@@ -186,3 +263,17 @@ def test_the_q_norm_class_is_refused_outside_its_metric():
     with pytest.raises(InvalidWorstCaseError, match="the rule is the shift class and the discrepancy"):
         check_spec(PepSpec("feddualavg", norm="q"), METHODS)
     assert PepSpec("feddualavg").key == PepSpec("feddualavg", norm="euclidean").key  # stored keys unchanged
+
+
+def test_a_point_mapped_twice_is_one_pep_point():
+    """Regression (issue 33): FedDualAvg's round start was mapped by prox once per client and once for
+    the output — extra Gram points and ψ constraints (2× the time of the same PEP written directly in
+    PEPit) and copies that left no strictly feasible Gram matrix: Lemma 4.5 at K = 2, R = 4 came out
+    0.250095 for its exact (Kη_cζ)² = 0.25.  One prox per (point, step): 0.25 to solver accuracy."""
+    from fcocheck.verify.worstcase import TARGETS, target_specs
+
+    (spec,) = target_specs(TARGETS["fco-lemma-4.5"], True, {"K": [2], "R": [4]})
+    w = worst_case(spec)
+    assert w.status == "optimal"
+    assert w.value == pytest.approx((spec.K * spec.eta * spec.zeta) ** 2, rel=1e-6)
+    assert w.gram_size == 19  # w0, w*, ψ's and the clients' points once each: the direct program's size
