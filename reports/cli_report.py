@@ -10,14 +10,13 @@ from typing import Any
 
 from fcocheck.reports.build import REPRODUCTIONS, build
 from fcocheck.reports.cli_common import UsageError, check_writable
+from fcocheck.reports.cli_session import session as open_session
 from fcocheck.reports.render_html import render_html
 from fcocheck.reports.render_md import render_md
 from fcocheck.solvers.untrusted import read_json
 from fcocheck.verify.experiments import EXPERIMENTS
 from fcocheck.verify.sweep import Store, grid, run_sweep
 from fcocheck.verify.sweep.config import InvalidSweepError, RunConfig
-from fcocheck.verify.sweep.executors import make_executor
-from fcocheck.verify.sweep.session import Session
 from fcocheck.verify.sweep.validate import check_configs
 
 MAX_BUDGET = 100_000
@@ -48,33 +47,6 @@ def budget_check(budget: str | None) -> str | int | None:
                      f"from 1 to {MAX_BUDGET}")
 
 
-def _check_executor_args(args: argparse.Namespace) -> None:
-    for flag, value in (("--workers", args.workers), ("--dask-local", args.dask_local)):
-        if value is not None and value < 1:
-            raise UsageError(f"{flag} {value}; the rule is at least 1")
-    if args.scheduler is not None and args.dask_local is not None:
-        raise UsageError("--scheduler and --dask-local together; the rule is at most one of them")
-
-
-def _open_store(path: str) -> Store:
-    """Refuse a store path that cannot be written before any work (the Store refuses foreign files)."""
-    check_writable(path, create_parents=True)
-    return Store(path)
-
-
-def _session(args: argparse.Namespace) -> Session:
-    """The executor first (its errors create nothing), then the store."""
-    _check_executor_args(args)
-    check_writable(args.store, create_parents=True)
-    ex = make_executor(args.workers, args.scheduler, args.dask_local)
-    try:
-        store = _open_store(args.store)
-    except BaseException:
-        ex.close()
-        raise
-    return Session(store, ex, progress=False if args.no_progress or args.quiet else None)
-
-
 def cmd_report(args: argparse.Namespace) -> int:
     """Build the report into ``--out``."""
     quick = not args.full
@@ -91,7 +63,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     budget = budget_check(args.budget)
     out = Path(args.out)
     check_writable(out, directory=True)
-    session = _session(args)
+    session = open_session(args)
     out.mkdir(parents=True, exist_ok=True)
     try:
         report = build(session, out, quick, args.seed, names, algs, reps, budget,
@@ -176,7 +148,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     """
     configs = _load_sweep(args.sweep)
     check_configs(configs)
-    session = _session(args)
+    session = open_session(args)
     try:
         summary = run_sweep(configs, session.store, session.executor, session.progress)
     finally:

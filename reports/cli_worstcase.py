@@ -122,9 +122,9 @@ def cmd_worstcase(args: argparse.Namespace) -> int:
 
 
 def _open(args: argparse.Namespace) -> Any:
-    from fcocheck.reports.cli_report import _session
+    from fcocheck.reports.cli_session import session
 
-    return _session(args)
+    return session(args)
 
 
 def _theorem(args: argparse.Namespace, p: Any, session: Any) -> int:

@@ -20,6 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, eigsh
 
+from fcocheck.solvers.kernels import Kernel
 from fcocheck.solvers.problem import Problem
 from fcocheck.solvers.reference.gram import QUADRATIC_LOSSES, gram_form
 from fcocheck.solvers.smoothness import (
@@ -81,19 +82,24 @@ def _spectral_norm(op: LinearOperator | np.ndarray) -> float:
 
 def heterogeneity(problem: Problem, center: np.ndarray, radius: float, samples: int = 32,
                   seed: int = 0) -> tuple[float, str, float]:
-    """(ζ, how it is known, sampled estimate) on B(center, radius)."""
+    """(ζ, how it is known, sampled estimate) on B(center, radius).
+
+    The gradients run through numpy (``Kernel(compiled=False)``): a solve needs these 33 passes only,
+    and the compiled kernels' import (numba, ≈ 0.6 s) would cost more than they save.
+    """
     rng = np.random.default_rng(seed)
     dirs = rng.standard_normal((samples, problem.dim))
     dirs *= radius / np.linalg.norm(dirs, axis=1, keepdims=True)
     pts = np.vstack([center, center + dirs])
+    kernel = Kernel(problem, compiled=False)
     sampled = 0.0
     for w in pts:
-        G = problem.client_grads(problem.broadcast(w))
+        G = kernel.grads(problem.broadcast(w))
         sampled = max(sampled, float(np.max(problem.h.dual_norm(G - problem.weights @ G))))
     if problem.loss not in QUADRATIC_LOSSES:
         return sampled, "sampled on ball", sampled
     spread, hnorm = _hessian_spread(problem)
-    G0 = problem.client_grads(problem.broadcast(center))
+    G0 = kernel.grads(problem.broadcast(center))
     at_center = float(np.max(problem.h.dual_norm(G0 - problem.weights @ G0)))
     if spread <= 1e-12 * max(hnorm, 1e-300):
         return at_center, "exact (common Hessian)", sampled

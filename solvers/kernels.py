@@ -103,12 +103,16 @@ class Kernel:
         problem: the FCO instance.
         strategy: ``batched`` or ``loop`` (``auto`` is resolved at construction).
         clients: sorted client indices, or None for every client.
+        compiled: run the compiled kernels where they apply (False: numpy only, and numba is never
+            imported — for one-off uses such as a problem's constants; the numpy paths may differ from
+            the compiled ones in the last bits, ~1e-15 relative on lasso-paper).
 
     """
 
     problem: Any
     strategy: str = "auto"
     clients: Array | None = None
+    compiled: bool = True
     _cache: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -132,8 +136,9 @@ class Kernel:
     def subset(self, clients: Array | None) -> Kernel:
         """The same kernel on sorted, distinct ``clients`` (gathers the stacked data once)."""
         if clients is None or len(clients) == self.problem.M:
-            return self if self.clients is None else Kernel(self.problem, self.strategy)
-        return Kernel(self.problem, self.strategy, np.asarray(clients, dtype=np.int64))
+            return self if self.clients is None else Kernel(self.problem, self.strategy,
+                                                            compiled=self.compiled)
+        return Kernel(self.problem, self.strategy, np.asarray(clients, dtype=np.int64), self.compiled)
 
     def block(self, s: slice) -> Kernel:
         """The clients ``index[s]`` as a kernel over views of this kernel's data (nothing copied).
@@ -141,7 +146,7 @@ class Kernel:
         A batched kernel's blocks of ``BLOCK`` clients are the very arrays ``over_blocks`` hands to
         its einsums, so a client's gradient is the same bits from the block as from the whole.
         """
-        k = Kernel(self.problem, self.strategy, self.index[s])
+        k = Kernel(self.problem, self.strategy, self.index[s], self.compiled)
         if self.problem.loss == "quadratic":
             Q, c = self._quadratic()
             k._cache["Q"] = (Q[s], c[s])
@@ -356,7 +361,8 @@ class Kernel:
         if "compiled_batched" not in self._cache:
             p = self.problem
             dense = p.stacked is not None and p.stacked.dtype == np.float64
-            self._cache["compiled_batched"] = p.loss in ("squares", "matrix", "ridge") and dense
+            squares = p.loss in ("squares", "matrix", "ridge")
+            self._cache["compiled_batched"] = self.compiled and squares and dense
         return self._cache["compiled_batched"]
 
     def _compiled_squares(self) -> bool:
@@ -367,7 +373,8 @@ class Kernel:
         if "compiled" not in self._cache:
             p = self.problem
             dense64 = all(isinstance(X, np.ndarray) and X.dtype == np.float64 for X in p.X)
-            self._cache["compiled"] = p.loss in ("squares", "matrix", "ridge") and not p.is_sparse and dense64
+            squares = p.loss in ("squares", "matrix", "ridge")
+            self._cache["compiled"] = self.compiled and squares and not p.is_sparse and dense64
         return self._cache["compiled"]
 
     def _squares(self, W: Array, values: bool, select: Array | None = None) -> tuple[Array | None, Array]:
