@@ -132,6 +132,23 @@ def _residual_parts(problem: Problem, w: np.ndarray) -> list[tuple[float, float]
             _psi_gap(problem, wm, s * v)]
 
 
+def evaluation_error(problem: Problem, w: np.ndarray) -> float:
+    """A bound on the rounding in the computed Φ(w) (the gap's own bound does not cover Φ's value).
+
+    For squares-type losses the residuals r = Aw − y carry ~ε(|A||w| + |y|) each, which moves
+    ½Σω r² by Σω|r|·err + ½Σω err²: where the data are fitted almost exactly (Φ* ≪ ½Σω y²) this is
+    far above ε|Φ|.  Other losses: ``ROUNDING``·|Φ(w)|.
+    """
+    value = abs(float(problem.Phi(w)))
+    if problem.loss not in RESIDUAL_LOSSES:
+        return ROUNDING * value
+    A, y, omega = problem.pooled
+    wm = w[: problem.d]
+    fitted = np.asarray(A @ wm).ravel() + (w[problem.d] if problem.intercept else 0.0)
+    err = 4.0 * EPS * (np.asarray(abs(A) @ np.abs(wm)).ravel() + np.abs(fitted) + np.abs(y))
+    return _square_error(fitted - y, err, omega) + ROUNDING * value
+
+
 def _quadratic_parts(problem: Problem, gram: GramForm, w: np.ndarray) -> list[tuple[float, float]]:
     """Dual point u = −Π_{dom ψ*}(−∇F(w)); F's Fenchel–Young gap ½δᵀH⁺δ with δ = u − ∇F(w)."""
     d = problem.d

@@ -1,13 +1,16 @@
 """Certified reference optima: soundness of the duality gaps, brute force, paper targets."""
 
 import itertools
+import json
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fcocheck.solvers.errors import CertificationError
 from fcocheck.solvers.generators import generate
+from fcocheck.solvers.instance_io import load_instance
 from fcocheck.solvers.mirror_maps import Euclidean
 from fcocheck.solvers.problem import Problem, uniform_weights
 from fcocheck.solvers.reference import GLOBAL, STATIONARY, gram_form, prox_grad_norm, reference_solve
@@ -248,3 +251,45 @@ def test_the_uncentred_gram_form_derived_from_the_centred_twin_equals_the_built_
     # and the reference solve on the shared forms still certifies and agrees with cvxpy
     sol = reference_solve(p)
     assert sol.certificate.relative <= 1e-10 and sol.agreement <= 1e-9
+
+
+def _exact_fit(tmp_path, noise: float):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((4, 20, 5))
+    y = X @ rng.standard_normal(5) + noise * rng.standard_normal((4, 20))
+    meta = {"loss": "squares", "regularizer": {"name": "zero"}, "mirror": {"name": "euclidean"},
+            "intercept": False, "weights": "uniform"}
+    path = tmp_path / "p.npz"
+    np.savez(path, X=X, y=y, meta=json.dumps(meta))
+    return load_instance(path)
+
+
+def test_an_exactly_fitted_instance_is_refused_for_what_it_is(tmp_path):
+    """A fresh reader's noise-free least squares (Φ* = 0) was told to "centre or rescale the data",
+    which cannot help: the message now names Φ* at the rounding level and what the rule needs."""
+    with pytest.raises(CertificationError, match=r"at the rounding level.*fitted exactly \(Φ\* = 0\)"):
+        reference_solve(_exact_fit(tmp_path, 0.0))
+    # legal and close to it: a little noise gives Φ* > 0, certified as usual
+    assert reference_solve(_exact_fit(tmp_path, 1e-3)).certificate.relative <= 1e-10
+
+
+def test_cvxpy_below_the_certified_bound_is_caught_beyond_rounding_only(tmp_path):
+    """The cross-check's rule, fed both sides: an objective below the lower bound by more than the
+    two values' rounding is a wrong certificate (raised); one below it by rounding alone is not (the
+    near-exact fit above was refused for 6e-21 below, within its values' rounding 1e-19)."""
+    import dataclasses
+
+    from fcocheck.solvers.reference.certificate import evaluation_error
+    from fcocheck.solvers.reference.solve import _cross_check, _smooth_part
+
+    problem = _exact_fit(tmp_path, 1e-3)
+    sol = reference_solve(problem)
+    smooth, cert, w = _smooth_part(problem), sol.certificate, sol.w
+    slack = 2 * evaluation_error(problem, w)
+    assert slack > 1e-14 * abs(cert.primal)  # the old relative slack alone was too small here
+    lower = cert.primal - cert.value
+    ok = dataclasses.replace(cert, primal=lower - 0.5 * slack)
+    assert _cross_check(problem, smooth, cert, w, w, ok, 1e-10, 1e-9, [], 100) is not None
+    wrong = dataclasses.replace(cert, primal=lower - 1e-6 * abs(cert.primal))
+    with pytest.raises(CertificationError, match="the certificate is wrong"):
+        _cross_check(problem, smooth, cert, w, w, wrong, 1e-10, 1e-9, [], 100)
