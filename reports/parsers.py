@@ -164,6 +164,18 @@ def add_report_commands(sub: Any) -> None:
     st.add_argument("--store", default=DEFAULT_STORE)
     st.add_argument("--out", help="export target: FILE.csv or FILE.parquet")
     _cmd(st, "fcocheck.reports.cli_report:cmd_store")
+    pl = sub.add_parser("plot", help="draw a metric of the store's runs against the round (PNG + SVG)",
+                        epilog="one line per configuration (every field but the seed), the median over "
+                               "its seeds with the 10–90%% band")
+    pl.add_argument("--store", default=DEFAULT_STORE, help=f"results store (default {DEFAULT_STORE})")
+    pl.add_argument("--metric", default="gap", help="a recorded metric (default gap)")
+    pl.add_argument("--where", action="append", default=[], metavar="FIELD=VALUE",
+                    help="keep runs whose field equals VALUE, e.g. algorithm=feddualavg hp.eta_c=0.1 "
+                         "(repeatable; fields as in `fcocheck store export`)")
+    pl.add_argument("--all-versions", action="store_true",
+                    help="runs of every code version (default: this code's only)")
+    pl.add_argument("--out", default="out/plot", help="output directory (default out/plot)")
+    _cmd(pl, "fcocheck.reports.cli_plot:cmd_plot")
 
 
 def add_worstcase_command(sub: Any) -> None:

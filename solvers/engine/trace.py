@@ -65,6 +65,29 @@ class Trace:
         """The last recorded server point."""
         return self.arrays["server_w"][-1]
 
+    def columns(self, per: str = "point") -> dict[str, Array]:
+        """The scalar metrics as equal-length columns, for a table or a data frame.
+
+        Args:
+            per: ``"point"`` — the metrics of the iterate after r rounds, r = 0 … R (column ``round``
+                = r); ``"round"`` — the metrics of each round, r = 1 … R (column ``round`` = r, the
+                round that produced the value: ``discrepancy``, ``participants`` …).
+
+        """
+        if per not in ("point", "round"):
+            raise ValueError(f"per = {per!r}; the rule is 'point' or 'round'")
+        R = len(self.arrays["server_w"]) - 1 if "server_w" in self.arrays else int(self.meta["completed"])
+        n = R + 1 if per == "point" else R
+        out = {"round": np.arange(n) if per == "point" else np.arange(1, R + 1)}
+        out.update({k: a for k, a in self.arrays.items() if a.ndim == 1 and len(a) == n})
+        return out
+
+    def to_frame(self, per: str = "point") -> Any:
+        """``columns(per)`` as a pandas DataFrame (a notebook's view of one run)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.columns(per))
+
     def summary(self) -> dict[str, Any]:
         """Metadata and the last value of every scalar-per-point metric."""
         last = {}

@@ -306,8 +306,15 @@ class Store:
         """Every configuration field of these runs, flattened (``hp.eta_c``, ``problem.zeta``)."""
         cols: dict[str, None] = {}
         for r in runs:
-            cols.update(dict.fromkeys(_flat_config(r["config"])))
+            cols.update(dict.fromkeys(flat_config(r["config"])))
         return list(cols)
+
+    def frame(self, code_version: str | None = None) -> Any:
+        """The export's table (``wide_rows``) as a pandas DataFrame: one row per (run, round)."""
+        import pandas as pd
+
+        header, rows = self.wide_rows(code_version)
+        return pd.DataFrame(list(rows), columns=header)
 
     def wide_rows(self, code_version: str | None = None) -> tuple[list[str], Iterator[list[Any]]]:
         """Header and rows of the export: one row per (run, round).
@@ -322,7 +329,7 @@ class Store:
 
         def rows() -> Iterator[list[Any]]:
             for r in runs:
-                flat = _flat_config(r["config"])
+                flat = flat_config(r["config"])
                 fixed = [r["key"], r["code_version"], *(flat.get(c) for c in cfg_cols),
                          r["status"], r["error"], r["diverged_at"]]
                 by_round: dict[int, dict[str, float | None]] = {}
@@ -365,7 +372,7 @@ class Store:
         return path
 
 
-def _flat_config(cfg: dict[str, Any]) -> dict[str, Any]:
+def flat_config(cfg: dict[str, Any]) -> dict[str, Any]:
     """``{'hp': {'eta_c': 0.1}, 'problem': {'generator': g, 'params': {...}}}`` → flat columns.
 
     ``metrics_every`` is stored only when it is not 1 (the key of every default run is unchanged),
