@@ -59,6 +59,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     """Draw ``--metric`` of the selected runs against the round."""
     from fcocheck.reports.draw import draw
     from fcocheck.reports.plotdata import Figure, Panel, measured_line
+    from fcocheck.verify.reproductions.base import padded
     from fcocheck.verify.sweep.version import code_version
 
     if not Path(args.store).is_file():
@@ -80,11 +81,8 @@ def cmd_plot(args: argparse.Namespace) -> int:
         arrays = [metrics[args.metric] for metrics in ms if args.metric in metrics]
         if not arrays:
             continue
-        n = max(len(a) for a in arrays)
-        Y = np.full((len(arrays), n), np.nan)
-        for i, a in enumerate(arrays):
-            Y[i, : len(a)] = a
-        lines.append(measured_line(label, np.arange(n), Y))
+        Y = padded(arrays)
+        lines.append(measured_line(label, np.arange(Y.shape[1]), Y))
     if not lines:
         raise UsageError(f"--metric {args.metric!r} is not recorded by the selected runs; the rule is one "
                          f"of {known}")

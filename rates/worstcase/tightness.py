@@ -47,6 +47,7 @@ ABS_TOL = 1e-9
 MAX_SLOPE = 0.15  # d log ratio / d log R allowed at the grid's end (lower-order terms)
 STALL = 0.95  # a slope still ≥ this share of the previous one is not decelerating: a power
 FLAT, GROWS, RISING = "flat", "grows", "rising"
+POWERS = (0.3, 0.5, 1.0)  # violations x^α of a bounded ratio that the rule must reject
 _PARAMS = ("L", "B", "zeta", "G", "M", "K", "R", "eta_c", "eta_s", "sigma")
 
 
@@ -143,8 +144,6 @@ def slope_oc(x: list[float]) -> dict[str, Any]:
     return {"size": states.count(GROWS) / len(states), "inconclusive": states.count(RISING) / len(states),
             "power": power}
 
-
-POWERS = (0.3, 0.5, 1.0)  # violations x^α of a bounded ratio that the rule must reject
 
 
 def growth(rows: list[dict[str, Any]], axis: str) -> dict[str, Any]:

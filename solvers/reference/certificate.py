@@ -109,13 +109,21 @@ def _gap_certificate(problem: Problem, w: np.ndarray, parts: list[tuple[float, f
     return Certificate("duality-gap", value, _relative(value, primal), primal, primal - value, bound)
 
 
+def _residuals(problem: Problem, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The residuals r = Aw + b − y and a bound on each one's rounding, ~ε(|A||w| + |Aw + b| + |y|)."""
+    A, y, _ = problem.pooled
+    wm = w[: problem.d]
+    fitted = np.asarray(A @ wm).ravel() + (w[problem.d] if problem.intercept else 0.0)
+    err = 4.0 * EPS * (np.asarray(abs(A) @ np.abs(wm)).ravel() + np.abs(fitted) + np.abs(y))
+    return fitted - y, err
+
+
 def _residual_parts(problem: Problem, w: np.ndarray) -> list[tuple[float, float]] | None:
     """Squares-type losses: θ = s·(r − r̄), u = AᵀΩθ + s·λ_ridge·w; None when scaling cannot reach dom ψ*."""
     A, y, omega = problem.pooled
     d = problem.d
     wm = w[:d]
-    fitted = np.asarray(A @ wm).ravel() + (w[d] if problem.intercept else 0.0)
-    r = fitted - y
+    r, err = _residuals(problem, w)
     theta = r - omega @ r if problem.intercept else r
     u = np.asarray(A.T @ (omega * theta)).ravel() + problem.ridge_lam * wm
     v = -u
@@ -126,8 +134,7 @@ def _residual_parts(problem: Problem, w: np.ndarray) -> list[tuple[float, float]
     diff = r - s * theta
     data = 0.5 * float(omega @ (diff * diff))
     ridge = 0.5 * problem.ridge_lam * (1.0 - s) ** 2 * float(wm @ wm)
-    # r = Aw − y carries rounding ~ ε(|A||w| + |y|) per sample (θ is held exactly as computed)
-    err = 4.0 * EPS * (np.asarray(abs(A) @ np.abs(wm)).ravel() + np.abs(fitted) + np.abs(y))
+    # r carries its rounding err (θ is held exactly as computed)
     return [(data + ridge, _square_error(diff, err, omega) + ROUNDING * (data + ridge)),
             _psi_gap(problem, wm, s * v)]
 
@@ -142,11 +149,8 @@ def evaluation_error(problem: Problem, w: np.ndarray) -> float:
     value = abs(float(problem.Phi(w)))
     if problem.loss not in RESIDUAL_LOSSES:
         return ROUNDING * value
-    A, y, omega = problem.pooled
-    wm = w[: problem.d]
-    fitted = np.asarray(A @ wm).ravel() + (w[problem.d] if problem.intercept else 0.0)
-    err = 4.0 * EPS * (np.asarray(abs(A) @ np.abs(wm)).ravel() + np.abs(fitted) + np.abs(y))
-    return _square_error(fitted - y, err, omega) + ROUNDING * value
+    r, err = _residuals(problem, w)
+    return _square_error(r, err, problem.pooled[2]) + ROUNDING * value
 
 
 def _quadratic_parts(problem: Problem, gram: GramForm, w: np.ndarray) -> list[tuple[float, float]]:

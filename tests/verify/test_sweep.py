@@ -172,15 +172,20 @@ def test_foreign_sqlite_file_is_refused_and_left_untouched(tmp_path):
         Store(foreign)
     assert _store_bytes(foreign) == before
     # ours, but another schema
-    other = tmp_path / "schema.sqlite"
-    with Store(other):
+    other = _other_schema_store(tmp_path / "schema.sqlite")
+    with pytest.raises(StoreError, match="schema '99'"):
+        Store(other)
+
+
+def _other_schema_store(path: Path) -> Path:
+    """One of our stores whose meta says schema 99."""
+    with Store(path):
         pass
-    con = sqlite3.connect(other)
+    con = sqlite3.connect(path)
     con.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
     con.commit()
     con.close()
-    with pytest.raises(StoreError, match="schema '99'"):
-        Store(other)
+    return path
 
 
 def test_a_refused_store_gets_no_sidecar_files(tmp_path):
@@ -192,13 +197,7 @@ def test_a_refused_store_gets_no_sidecar_files(tmp_path):
     con.execute("CREATE TABLE t(x)")
     con.commit()
     con.close()
-    other = tmp_path / "schema.sqlite"
-    with Store(other):
-        pass
-    con = sqlite3.connect(other)
-    con.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
-    con.commit()
-    con.close()
+    other = _other_schema_store(tmp_path / "schema.sqlite")
     before = {p.name: _store_bytes(p) for p in tmp_path.iterdir()}
     assert sorted(before) == ["schema.sqlite", "wal.sqlite"]
     for path, rule in ((foreign, "foreign SQLite file"), (other, "schema '99'")):

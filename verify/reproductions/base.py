@@ -124,10 +124,8 @@ def collect(
             rows = [r.metrics[m] for r in rs if m in r.metrics]
             if not rows:
                 continue
-            n = max(len(x) for x in rows)
-            Y = np.full((len(rows), n), np.nan)
-            for i, x in enumerate(rows):
-                Y[i, : len(x)] = x
+            Y = padded(rows)
+            n = Y.shape[1]
             out.append(
                 {
                     "label": name,
@@ -138,6 +136,14 @@ def collect(
                 }
             )
     return out
+
+
+def padded(rows: Sequence[Sequence[float]]) -> np.ndarray:
+    """Rows of unequal length as one array, NaN after each row's end (a run that ended early)."""
+    Y = np.full((len(rows), max(len(x) for x in rows)), np.nan)
+    for i, x in enumerate(rows):
+        Y[i, : len(x)] = x
+    return Y
 
 
 def final(runs: Sequence[StoredRun], alg: str, metric: str) -> float:
