@@ -104,9 +104,6 @@ CLAIMS: dict[tuple[str, str], Claim] = {
     ("proxskip", "A"): Claim("holds", "docs/baselines.md (ProxSkip: linear convergence to x*)"),
     ("scaffnew", "A"): Claim("holds", "docs/baselines.md (Scaffnew: linear convergence to x*)"),
     ("za1", "A"): Claim("holds", "docs/baselines.md (ZA1: drift correction, (t+1)η prox weight)"),
-    # FedCanon §I: client drift under heterogeneity (FedAvg-type local steps); FCO Thm 4.3's ζ-term
-    **{(n, "A"): Claim("fails", "FedCanon §I (client drift); FCO Thm 4.3 ζ-term")
-       for n in ("feddualavg", "feddualavg-osp")},
 }
 
 DOCUMENTED: dict[tuple[str, str], Known] = {

@@ -24,16 +24,6 @@ LOCAL_STEPS = st.integers(1, 5)
 FACTORS = st.sampled_from([0.25, 0.1, 0.5])
 
 
-def _fed(L: float, Ls: float) -> Strategy:
-    return st.fixed_dictionaries(
-        {
-            "eta_c": FACTORS.map(lambda f: f / L),
-            "eta_s": st.sampled_from([1.0, 0.5]),
-            "local_steps": LOCAL_STEPS,
-        }
-    )
-
-
 def _step(L: float, Ls: float) -> Strategy:
     return st.fixed_dictionaries({"eta": FACTORS.map(lambda f: f / L), "local_steps": LOCAL_STEPS})
 
@@ -114,7 +104,6 @@ def card_strategy(card: Any, L: float, L_sample: float) -> Strategy:
 
 
 HYPER: dict[str, Callable[[float, float], Strategy]] = {
-    **dict.fromkeys(["feddualavg", "feddualavg-osp"], _fed),
     "heavy-ball": _heavy_ball,
     **dict.fromkeys(["pgm", "mirror-descent", "dual-averaging", "centralized", "local"], _step),
     **dict.fromkeys(["fedcanon", "fedcanon2", "scaffold"], _control),

@@ -3,9 +3,13 @@
 Nothing of the method is written here: the client step, the server transforms and the apply are the
 card's (``fcocheck.solvers.card``), called with ``PepOps`` — ∇h and ∇h* the identity, ∇(h + tψ)* the
 proximal step of the declared ψ, ∂ψ a subgradient of it.  The output is the average
-(1/R) Σ_{r=1..R} w_r of the server iterates (the primal family's ŵ), as for the hand-written
-programs it replaces.  Hyper-parameters come from the ``PepSpec``: η_c = ``eta``, η_s = ``eta_s``,
-K = ``K``, and any other parameter of the card from ``spec.extra`` (else its default).
+(1/R) Σ_{r=1..R} w_r of the server iterates (the primal family's ŵ); for a card with a dual step
+(FedDualAvg and its OSP variant) it is ŵ of eq. (4.2) when η_s = 1 — the primal images
+∇(h + η̃_{r,k}ψ)*(z̄_{r,k}) of the dual shadow, k = 1..K — and the average of the server points
+otherwise (the shadow is then not the server's state: Thm 4.1's regime), and the program also
+leaves the per-step discrepancies (1/M) Σ_m ‖z̄ − z^m‖² that Lemmas 4.4–4.5 bound.
+Hyper-parameters come from the ``PepSpec``: η_c = ``eta``, η_s = ``eta_s``, K = ``K``, and any other
+parameter of the card from ``spec.extra`` (else its default).
 """
 
 from __future__ import annotations
@@ -74,6 +78,9 @@ def program(card: Any, make_ops: Callable[[Any], Any] = PepOps) -> Callable[[Set
     """
     from fcocheck.rates.worstcase.methods import Program
 
+    if card.dual:
+        return _dual_program(card, make_ops)
+
     def run(s: Setting, spec: PepSpec) -> Any:
         hp, ops = card_hyper(card, spec), make_ops(s)
         w, states, iterates = s.w0, tuple(None for _ in card.server), []
@@ -89,4 +96,33 @@ def program(card: Any, make_ops: Callable[[Any], Any] = PepOps) -> Callable[[Set
         return Program(average(iterates))
 
     run.__doc__ = f"{card.name} ({card.citation}), derived from its card."
+    return run
+
+
+def _dual_program(card: Any, make_ops: Callable[[Any], Any]) -> Callable[[Setting, PepSpec], Any]:
+    """``run(setting, spec) -> Program`` for a card with a dual step (module docstring)."""
+    from fcocheck.rates.worstcase.methods import Program
+
+    step = card.client
+
+    def run(s: Setting, spec: PepSpec) -> Any:
+        hp, ops = card_hyper(card, spec), make_ops(s)
+        shadow = spec.eta_s == 1
+        z, states, images, disc, last = ops.mirror(s.w0), tuple(None for _ in card.server), [], [], None
+        for r in range(spec.R):
+            zm = [z] * spec.M
+            for k in range(spec.K):
+                t = step.tilde(hp, r, k)
+                zbar = average(zm)
+                if k > 0 and shadow:
+                    images.append(ops.prox(zbar, t))
+                disc.append(average([(zbar - zj) ** 2 for zj in zm]))
+                zm = [step(zj, s.grad(j, step.query(zj, t, ops)), hp, ops) for j, zj in enumerate(zm)]
+            zbar = average(zm)
+            last = average([(zbar - zj) ** 2 for zj in zm])
+            z, w, states = card.dual_server_step(z, zbar - z, states, hp, ops, r)
+            images.append(w)
+        return Program(average(images), disc, last)
+
+    run.__doc__ = f"{card.name} ({card.citation}), derived from its card (dual step)."
     return run

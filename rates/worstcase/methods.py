@@ -7,14 +7,15 @@ round r < R, local step k < K, client m; ``prox(z, t)`` is ∇(h + tψ)*(z).
 Outputs (what ``value`` measures):
 
 * ``pgm``: the last iterate x_R (the closed form L‖x0 − x*‖²/(4R) of Taylor et al. 2017 is for it);
-* ``dual-averaging``, ``feddualavg``, ``feddualavg-osp``: ŵ of FCO eq. (4.2), the average over r, k = 1..K
-  of prox_{η̃_{r,k}ψ}(z̄_{r,k}) with the dual shadow z̄ — never a client's iterate;
-* every primal federated method (SCAFFOLD, FedCanon, and every method card — FedAvg, FedMiD
+* ``dual-averaging``, ``feddualavg``, ``feddualavg-osp`` (η_s = 1): ŵ of FCO eq. (4.2), the average over
+  r, k = 1..K of prox_{η̃_{r,k}ψ}(z̄_{r,k}) with the dual shadow z̄ — never a client's iterate;
+* every primal federated method (SCAFFOLD, FedCanon, and every primal method card — FedAvg, FedMiD
   printed/averaging, FedMiD-OSP, FedAvgM, a user's card): the average (1/R) Σ_{r=1..R} w_r of the
   server iterates.
 
 A method card's program is not written here: it is its card's own steps run on PEPit points
-(``rates.worstcase.cards``), registered below for every card, a user's included.
+(``rates.worstcase.cards``), registered below for every card, a user's included — FedDualAvg's card
+also gives dual averaging (M = K = 1).
 """
 
 from __future__ import annotations
@@ -90,35 +91,6 @@ def pgm(s: Setting, spec: PepSpec) -> Program:
     return Program(x)
 
 
-def _dual(osp: bool) -> Callable[[Setting, PepSpec], Program]:
-    """FedDualAvg (FCO Alg. 3) and FedDualAvg-OSP (§5: clients take no ψ).
-
-    Output: with η_s = 1, ŵ of eq. (4.2) (primal images of the dual shadow, k = 1..K); with η_s ≠ 1
-    the shadow is not the server's state, so the output is the average of the server points
-    w_{r+1} = ∇(h + η_s η_c (r+1) K ψ)*(z_{r+1}) (Thm 4.1's regime).
-    """
-
-    def run(s: Setting, spec: PepSpec) -> Program:
-        eta, M, K, shadow = spec.eta, spec.M, spec.K, spec.eta_s == 1
-        z, images, disc, last = s.w0, [], [], None
-        for r in range(spec.R):
-            zm = [z] * M
-            for k in range(K):
-                t = spec.eta_s * eta * r * K + eta * k
-                zbar = average(zm)
-                if k > 0 and shadow:
-                    images.append(prox(s, zbar, t))
-                disc.append(average([(zbar - zj) ** 2 for zj in zm]))
-                zm = [zj - eta * s.grad(j, zj if osp else prox(s, zj, t)) for j, zj in enumerate(zm)]
-            zbar = average(zm)
-            last = average([(zbar - zj) ** 2 for zj in zm])
-            z = z + spec.eta_s * (zbar - z)
-            images.append(prox(s, z, spec.eta_s * eta * (r + 1) * K))
-        return Program(average(images), disc, last)
-
-    return run
-
-
 def scaffold(s: Setting, spec: PepSpec) -> Program:
     """SCAFFOLD, option II, c_i⁰ = c⁰ = 0 (Karimireddy et al. 2020, Alg. 1): y ← y − η(g_i(y) − c_i + c)."""
     eta, M, K = spec.eta, spec.M, spec.K
@@ -166,9 +138,6 @@ METHODS: dict[str, PepMethod] = {
     m.name: m
     for m in (
         PepMethod("pgm", "FCO eq. (2.1); Taylor, Hendrickx & Glineur 2017", pgm, federated=False),
-        PepMethod("dual-averaging", "FCO eq. (2.4)", _dual(False), federated=False, dual=True),
-        PepMethod("feddualavg", "FCO Alg. 3, ŵ of eq. (4.2)", _dual(False), dual=True),
-        PepMethod("feddualavg-osp", "FCO §5 (clients without ψ)", _dual(True), dual=True),
         PepMethod("scaffold", "Karimireddy et al. 2020, Alg. 1 (option II)", scaffold, smooth_only=True),
         PepMethod("fedcanon", "FedCanon eqs. (7a)–(7f)", fedcanon),
     )
@@ -180,13 +149,17 @@ def card_method(card: Any) -> PepMethod:
     from fcocheck.rates.worstcase.cards import program
 
     return PepMethod(card.name, f"{card.citation} (from its card)", program(card),
-                     smooth_only=not card.uses_psi)
+                     smooth_only=not card.uses_psi, dual=card.dual)
 
 
 def _cards() -> None:
+    from fcocheck.rates.worstcase.cards import program
     from fcocheck.solvers import algorithms
 
     METHODS.update({name: card_method(card) for name, card in algorithms.CARDS.items()})
+    # dual averaging (FCO eq. 2.4) is FedDualAvg with one client, one local step and η_s = 1
+    METHODS["dual-averaging"] = PepMethod("dual-averaging", "FCO eq. (2.4) (FedDualAvg's card at M = K = 1)",
+                                          program(algorithms.CARDS["feddualavg"]), federated=False, dual=True)
     algorithms._ON_REGISTER.append(lambda card: METHODS.__setitem__(card.name, card_method(card)))
     algorithms._ON_UNREGISTER.append(lambda name: METHODS.pop(name, None))
 

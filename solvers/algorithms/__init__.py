@@ -15,7 +15,6 @@ from fcocheck.solvers.algorithms import (
     baselines,
     dane,
     fedcanon,
-    feddualavg,
     heavy_ball,
     perturbation,
     proxskip,
@@ -25,7 +24,7 @@ from fcocheck.solvers.algorithms import (
     svrg,
     za1,
 )
-from fcocheck.solvers.algorithms.base import Algorithm, FedHyper, StepHyper
+from fcocheck.solvers.algorithms.base import Algorithm, StepHyper
 from fcocheck.solvers.algorithms.control import ControlHyper, init_controls
 from fcocheck.solvers.algorithms.primitives import init_dual, init_primal
 from fcocheck.solvers.errors import InvalidAlgorithmError, InvalidHyperparameterError
@@ -79,12 +78,6 @@ class _Registry(dict):
 _LOADED: list[bool] = []
 
 ALGORITHMS: dict[str, Algorithm] = _Registry({a.name: a for a in (
-    Algorithm("feddualavg", FedHyper, init_dual, feddualavg.feddualavg_round, _FED,
-              "FedDualAvg (FCO Alg. 3): local dual averaging, dual aggregation",
-              growing_weight=True, split_invariant=True),
-    Algorithm("feddualavg-osp", FedHyper, init_dual, feddualavg.feddualavg_osp_round, _FED,
-              "FedDualAvg-OSP (FCO §5): ψ only in the server's primal output",
-              growing_weight=True, split_invariant=True),
     Algorithm("heavy-ball", heavy_ball.HeavyBallHyper, heavy_ball.init, heavy_ball.heavy_ball_round,
               "sequential", "Polyak's heavy ball on F (ψ ignored), one query per client per step",
               uses_composite=False, uses_prox=False, solves_composite=False, split_invariant=True),

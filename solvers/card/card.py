@@ -19,25 +19,41 @@ per-client reference (``fcocheck.verify.invariants.cards``).
 
 One round (FCO Alg. 1–2 with a stateful server):  w^m_{r,0} = w_r; w^m_{r,k+1} = step(w^m_{r,k}, g^m_{r,k});
 Δ_r = Σ_{m∈S_r} p̃_m (w^m_{r,K} − w_r); (u_r, s_{r+1}) = chain(Δ_r, s_r); w_{r+1} = apply(w_r, u_r).
+
+A card whose client step is a ``DualStep`` (FCO Alg. 3) runs the same round in the dual: the clients
+start from the server's dual point z_r, step z ← z − η_c g at x = ∇(h + η̃_{r,k}ψ)*(z), Δ_r is the
+weighted mean of z^m_{r,K} − z_r, and ``DualAdd`` gives z_{r+1} = z_r + u_r and
+w_{r+1} = ∇(h + η̃_{r+1,0}ψ)*(z_{r+1}); the round also logs the primal images of the dual shadow whose
+average is ŵ (eq. 4.2).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from fcocheck.solvers.algorithms.base import Algorithm, Counts, Env, RoundLog
-from fcocheck.solvers.algorithms.primitives import primal_round
+from fcocheck.solvers.algorithms.primitives import client_weights, dual_local, primal_round
 from fcocheck.solvers.card.params import Param, hyper_class
-from fcocheck.solvers.card.steps import Add, Gradient, Mirror, MirrorAdd, Scale, Subgradient, Trace
+from fcocheck.solvers.card.steps import (
+    Add,
+    DualAdd,
+    DualStep,
+    Gradient,
+    Mirror,
+    MirrorAdd,
+    Scale,
+    Subgradient,
+    Trace,
+)
 
 Array = np.ndarray
-ClientStep = Gradient | Subgradient | Mirror
+ClientStep = Gradient | Subgradient | Mirror | DualStep
 Transform = Scale | Trace
-Apply = Add | MirrorAdd
+Apply = Add | MirrorAdd | DualAdd
 
 
 _HYPERS: dict[int, tuple[Any, type]] = {}
@@ -46,6 +62,15 @@ _HYPERS: dict[int, tuple[Any, type]] = {}
 class CardState(NamedTuple):
     """Server state of a card's method: w_r, the round index r, and each server transform's state."""
 
+    w: Array
+    r: int
+    server: tuple = ()
+
+
+class DualCardState(NamedTuple):
+    """Server state of a card with a dual step: z_r, its primal image w_r, r, each transform's state."""
+
+    z: Array
     w: Array
     r: int
     server: tuple = ()
@@ -121,9 +146,18 @@ class Card:
         return bool(self.client.uses_h or self.apply.uses_h)
 
     @property
+    def dual(self) -> bool:
+        """Whether the clients step in the dual (a ``DualStep``; the apply is then a ``DualAdd``)."""
+        return isinstance(self.client, DualStep)
+
+    @property
     def split_invariant(self) -> bool:
-        """At K = 1 a round sees the clients only through ∇F: true unless the client step applies ψ."""
-        return not self.client.prox_cost
+        """At K = 1 a round sees the clients only through ∇F.
+
+        True unless the client step applies ψ after its gradient step (a dual step applies it before:
+        every client queries at the same point, and the average of z − η_c g_m is linear).
+        """
+        return self.dual or not self.client.prox_cost
 
     def reads(self) -> set[str]:
         """The hyper-parameters some piece reads (the others drive only the engine's loops: K)."""
@@ -148,27 +182,43 @@ class Card:
         card = self
 
         def weights(hp: Any, rounds: int, growing: bool) -> list[float]:
-            return card.client.weights(hp) + card.apply.weights(hp)
+            server = [card.client.tilde(hp, max(rounds, 1), 0)] if card.dual else []  # η̃_{R,0}
+            return server + card.client.weights(hp, rounds) + card.apply.weights(hp, rounds)
 
         cls.weights = weights
         _HYPERS[id(self)] = (self, cls)  # the card is kept alive with its class
         return cls
 
-    def init(self, problem: Any, hp: Any, w0: Array, rng: np.random.Generator) -> CardState:
-        """w_0 and every server transform's initial state (zero: ``None``)."""
-        return CardState(np.array(w0, dtype=float), 0, tuple(None for _ in self.server))
+    def init(self, problem: Any, hp: Any, w0: Array, rng: np.random.Generator) -> CardState | DualCardState:
+        """w_0 (and z_0 = ∇h(w_0) for a dual card) and every server transform's initial state (``None``)."""
+        w0, states = np.array(w0, dtype=float), tuple(None for _ in self.server)
+        return DualCardState(problem.h.grad(w0), w0, 0, states) if self.dual else CardState(w0, 0, states)
 
-    def server_step(self, w: Any, delta: Any, states: tuple, hp: Any, ops: Any) -> tuple[Any, tuple]:
-        """(w_{r+1}, states') from w_r and Δ_r: the transforms in order, then the apply."""
+    def transform(self, delta: Any, states: tuple, hp: Any) -> tuple[Any, tuple]:
+        """(u_r, states') from Δ_r: the server transforms in order."""
         u, new = delta, []
         for transform, s in zip(self.server, states, strict=True):
             u, s = transform.update(u, s, hp)
             new.append(s)
-        return self.apply(w, u, hp, ops), tuple(new)
+        return u, tuple(new)
+
+    def server_step(self, w: Any, delta: Any, states: tuple, hp: Any, ops: Any) -> tuple[Any, tuple]:
+        """(w_{r+1}, states') from w_r and Δ_r: the transforms in order, then the apply."""
+        u, new = self.transform(delta, states, hp)
+        return self.apply(w, u, hp, ops), new
+
+    def dual_server_step(self, z: Any, delta: Any, states: tuple, hp: Any, ops: Any,
+                         r: int) -> tuple[Any, Any, tuple]:
+        """(z_{r+1}, w_{r+1}, states') of a dual card from z_r and Δ_r (round r)."""
+        u, new = self.transform(delta, states, hp)
+        z, w = self.apply(z, u, self.client.tilde(hp, r + 1, 0), ops)
+        return z, w, new
 
     def round(self, state: CardState, hp: Any, env: Env, rng: np.random.Generator,
               clients: Array) -> tuple[CardState, RoundLog]:
         """One round on the engine (``primitives.primal_round``: vectorised, client-major, compiled)."""
+        if self.dual:
+            return self._dual_round(state, hp, env, rng, clients)
         ops = EnvOps(env)
         states: list[tuple] = []
 
@@ -184,35 +234,51 @@ class Card:
                                 compiled=self.client.compiled(p.h, p.psi, p.dim))
         return CardState(new.w, new.r, states[0]), log
 
+    def _dual_round(self, state: DualCardState, hp: Any, env: Env, rng: np.random.Generator,
+                    clients: Array) -> tuple[DualCardState, RoundLog]:
+        """One round of a dual card (``primitives.dual_local``: vectorised, client-major, compiled)."""
+        ops, step, r, K = EnvOps(env), self.client, state.r, hp.local_steps
+        kern = env.kernel.subset(clients)
+        weights = client_weights(env.problem, clients)
+        ts = [step.tilde(hp, r, k) for k in range(K + 1)]  # η̃_{r,0..K}: queries use 0..K−1, ŵ 1..K
+        p, dim, prox = env.problem, env.problem.dim, ops.prox
+        local = dual_local(env, kern, rng, state.z, weights, K, getattr(hp, step.eta),
+                           lambda Z, k: step.query(Z, ts[k], ops), lambda zbar, k: prox(zbar, ts[k]),
+                           (step.compiled(p.h, p.psi, dim), np.array(ts[:K]) if step.prox else np.zeros(K)))
+        delta = weights @ (local.final - state.z[None, :])
+        z_next, w_next, states = self.dual_server_step(state.z, delta, state.server, hp, ops, r)
+        # counted where the calls are made (K queries on |S| clients, a map per query when it applies ψ,
+        # one server map), not from ``counts``, which the counts check compares with this log
+        S = len(clients)
+        calls = Counts(grad=S * K, prox_client=S * K * step.prox_cost, prox_server=self.apply.prox_cost,
+                       floats_up=S * dim, floats_down=S * dim)
+        log = RoundLog(w=w_next, z=z_next, avg_terms=local.avg_terms, avg_count=K,
+                       discrepancy=local.discrepancy, counts=calls, steps=local.steps)
+        return DualCardState(z_next, w_next, r + 1, states), log
+
     def algorithm(self) -> Algorithm:
         """The registry entry: ``init``/``round`` and the flags, all derived."""
         prox = bool(self.client.prox_cost or self.apply.prox_cost)  # ∇(h + tψ)* somewhere
-        return Algorithm(self.name, self.hyper(), self.init, _documented(self.round, self.doc), self.family,
+        round_fn = self._dual_round if self.dual else self.round  # chosen once, not per round
+        return Algorithm(self.name, self.hyper(), self.init, _documented(round_fn, self.doc), self.family,
                          self.summary, uses_composite=prox, uses_prox=prox, solves_composite=self.uses_psi,
-                         split_invariant=self.split_invariant, card=self)
+                         growing_weight=self.dual, split_invariant=self.split_invariant, card=self)
 
 
 class EnvOps:
-    """``Ops`` on the engine's batched arrays: the problem's h and its composite map."""
+    """``Ops`` on the engine's batched arrays: the problem's maps, bound once per round.
+
+    ``mirror`` = ∇h, ``conj`` = ∇h*, ``prox`` = ∇(h + tψ)* (the engine's resolved composite map),
+    ``subgrad`` = ∂ψ: the problem's own functions, with no wrapper between a card's piece and them
+    (thousands of small rounds pay per call).
+    """
 
     def __init__(self, env: Env) -> None:
-        self.h, self.composite, self.psi = env.problem.h, env.composite, env.problem.psi
-
-    def mirror(self, x: Array) -> Array:
-        """∇h."""
-        return self.h.grad(x)
-
-    def conj(self, v: Array) -> Array:
-        """∇h*."""
-        return self.h.grad_conj(v)
-
-    def prox(self, v: Array, t: float) -> Array:
-        """∇(h + tψ)*."""
-        return self.composite(v, t)
-
-    def subgrad(self, x: Array) -> Array:
-        """∂ψ."""
-        return self.psi.subgradient(x)
+        h, psi = env.problem.h, env.problem.psi
+        self.mirror: Callable[[Array], Array] = h.grad
+        self.conj: Callable[[Array], Array] = h.grad_conj
+        self.prox: Callable[[Array, float], Array] = env.composite
+        self.subgrad: Callable[[Array], Array] = psi.subgradient
 
 
 def _documented(fn: Any, doc: str) -> Any:

@@ -6,6 +6,8 @@ reference, PEPit points in the worst-case program.  The same arithmetic therefor
 the method; nothing is restated.
 
     client step   x ← step(x, g)          e.g. ``Mirror(prox=True)``: ∇(h + η_cψ)*(∇h(x) − η_c g)
+                  z ← z − η_c g(x(z))     a dual step (``DualStep``): the client holds a dual point z and
+                                          queries at x = ∇(h + η̃ψ)*(z) (FedDualAvg, FCO Alg. 3)
     server        u ← chain(Δ)            e.g. ``Trace("beta"), Scale("eta_s")``: v ← βv + Δ; u = η_s v
     apply         w ← apply(w, u)         e.g. ``Add()``: w + u;  ``MirrorAdd(weight)``: ∇(h + tψ)*(∇h(w) + u)
 
@@ -21,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from fcocheck.solvers.algorithms.base import eta_tilde
 from fcocheck.solvers.algorithms.fused_steps import IDENTITY, MapSpec, conj_spec, map_spec
 
 Vec = Any  # a numpy array (one row per client, or one vector) or a PEPit point
@@ -66,7 +69,7 @@ class Gradient:
         """The identity map after x − η g (every h: the step ignores it)."""
         return MapSpec(IDENTITY, 0.0, dim)
 
-    def weights(self, hp: Any) -> list[float]:
+    def weights(self, hp: Any, rounds: int) -> list[float]:
         """ψ-weights this step passes to a prox: none."""
         return []
 
@@ -94,7 +97,7 @@ class Subgradient:
         """No compiled form (a subgradient of every ψ)."""
         return None
 
-    def weights(self, hp: Any) -> list[float]:
+    def weights(self, hp: Any, rounds: int) -> list[float]:
         """None."""
         return []
 
@@ -133,9 +136,61 @@ class Mirror:
         """S_{η_cλ} (Euclidean h, ψ ∈ {0, λ‖·‖₁}) or the identity (Euclidean ∇h*), else None."""
         return map_spec(h, psi, dim) if self.prox else conj_spec(h, dim)
 
-    def weights(self, hp: Any) -> list[float]:
+    def weights(self, hp: Any, rounds: int) -> list[float]:
         """η_c when the step applies ψ."""
         return [getattr(hp, self.eta)] if self.prox else []
+
+
+@dataclass(frozen=True)
+class DualStep:
+    """z ← z − η g at x = ∇(h + η̃_{r,k}ψ)*(z) (``prox``: FedDualAvg, FCO Alg. 3) or ∇h*(z) (FedDualAvg-OSP).
+
+    The client's state is a dual point.  η̃_{r,k} = η_s η_c r K + η_c k (FCO Alg. 3 line 8) is the weight
+    ψ has accumulated by local step k of round r: the clients' query points use it when ``prox``, the
+    primal images of the dual shadow that make up ŵ (eq. 4.2) always do, and the server's primal point
+    uses η̃_{r+1,0} (``DualAdd``).  A card with a dual step runs on the engine's dual local pass
+    (``primitives.dual_local``), which takes exactly this step, z − η_c g, vectorised over clients.
+    """
+
+    prox: bool = True
+    eta: str = "eta_c"
+    uses_h: bool = True
+    subgrad_cost: int = 0
+
+    @property
+    def prox_cost(self) -> int:
+        """One map involving ψ per step when ``prox``."""
+        return int(self.prox)
+
+    @property
+    def text(self) -> str:
+        """The step in symbols."""
+        return "z − η_c g(∇(h + η̃_{r,k}ψ)*(z))" if self.prox else "z − η_c g(∇h*(z))"
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """η_c, and η_s and K through η̃."""
+        return (self.eta, "eta_s", "local_steps")
+
+    def tilde(self, hp: Any, r: int, k: int) -> float:
+        """η̃_{r,k} (``base.eta_tilde``: the engine's and every form's one schedule)."""
+        return eta_tilde(hp.eta_s, getattr(hp, self.eta), r, hp.local_steps, k)
+
+    def query(self, z: Vec, t: float, ops: Ops) -> Vec:
+        """The point where the client's gradient is taken: ∇(h + tψ)*(z), or ∇h*(z) without ψ."""
+        return ops.prox(z, t) if self.prox else ops.conj(z)
+
+    def __call__(self, z: Vec, g: Vec, hp: Any, ops: Ops) -> Vec:
+        """One step (g taken at ``query``)."""
+        return z - getattr(hp, self.eta) * g
+
+    def compiled(self, h: Any, psi: Any, dim: int) -> MapSpec | None:
+        """``query``'s map: S_{η̃λ} (Euclidean h, ψ ∈ {0, λ‖·‖₁}) or ∇h* (Euclidean: identity), else None."""
+        return map_spec(h, psi, dim) if self.prox else conj_spec(h, dim)
+
+    def weights(self, hp: Any, rounds: int) -> list[float]:
+        """The largest client ψ-weight, η̃_{R−1,K−1}, when the query applies ψ."""
+        return [self.tilde(hp, max(rounds, 1) - 1, hp.local_steps - 1)] if self.prox else []
 
 
 # --- server transforms on the aggregated update: (u, state) ← update(u, state, hp) -----------------
@@ -196,7 +251,7 @@ class Add:
         """One server step."""
         return w + u
 
-    def weights(self, hp: Any) -> list[float]:
+    def weights(self, hp: Any, rounds: int) -> list[float]:
         """None."""
         return []
 
@@ -246,9 +301,31 @@ class MirrorAdd:
         v = ops.mirror(w) + u
         return ops.conj(v) if self.weight is None else ops.prox(v, self.weight(hp))
 
-    def weights(self, hp: Any) -> list[float]:
+    def weights(self, hp: Any, rounds: int) -> list[float]:
         """T when weighted."""
         return [] if self.weight is None else [self.weight(hp)]
+
+
+@dataclass(frozen=True)
+class DualAdd:
+    """z ← z + u, then w = ∇(h + tψ)*(z) with t = η̃_{r+1,0} = η_s η_c (r+1) K (FCO Alg. 3 lines 12–13).
+
+    The server of a card with a ``DualStep``: its state is the dual point z, its output the primal w.
+    """
+
+    prox_cost: int = 1
+    uses_h: bool = True
+    text: str = "z + u; w = ∇(h + η_sη_c(r+1)Kψ)*(z)"
+    reads: tuple[str, ...] = ("eta_s", "eta_c", "local_steps")
+
+    def __call__(self, z: Vec, u: Vec, t: float, ops: Ops) -> tuple[Vec, Vec]:
+        """(z_{r+1}, w_{r+1}) from z_r, the transformed update u and t = η̃_{r+1,0}."""
+        z = z + u
+        return z, ops.prox(z, t)
+
+    def weights(self, hp: Any, rounds: int) -> list[float]:
+        """None beyond the card's η̃_{R,0} (the card knows the schedule: ``Card.hyper``)."""
+        return []
 
 
 _SYMBOLS = {"eta_s": "η_s", "eta_c": "η_c", "beta": "β", "eta": "η", "eta_g": "η_g"}

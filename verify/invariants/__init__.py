@@ -14,7 +14,6 @@ from fcocheck.verify.invariants import (
     relational,
     seed004,
     skip,
-    written,
     written_baselines,
 )
 from fcocheck.verify.invariants.base import Invariant, expected
@@ -25,7 +24,6 @@ INVARIANTS: dict[str, Invariant] = {
         cards,
         seed004,
         fco,
-        written,
         written_baselines,
         logged,
         controls,

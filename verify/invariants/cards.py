@@ -4,7 +4,8 @@ For each card of the registry (built-in or a user's, ``cards_invariants``):
 
 * ``written-NAME`` — the engine's iterates against the card run client by client, step by step
   (``reference``: a Python loop over clients and local steps, exact gradients, every client, the card's
-  own pieces on one vector at a time).  The engine's schedules — vectorised, client-major above
+  own pieces on one vector at a time; a dual card's clients hold dual points, ``dual_reference``).
+  The engine's schedules — vectorised, client-major above
   ``kernels.BLOCK`` clients, the compiled K-step pass, with an intercept or without, recording per
   step or not — must all give these iterates.  Fixed examples select every schedule whatever the seed.
 * ``counts-NAME`` — the logged calls and floats per round against ``card.counts`` (drawn participation).
@@ -68,6 +69,8 @@ class VectorOps:
 
 def reference(card: Any, p: Any, hp: Any, rounds: int) -> np.ndarray:
     """Server iterates w_0..w_R of ``card`` with exact gradients and every client, written out."""
+    if card.dual:
+        return dual_reference(card, p, hp, rounds)
     ops = VectorOps(p)
     kernels = [p.kernel.subset(np.array([m])) for m in range(p.M)]
     w, states, out = p.zero(), tuple(None for _ in card.server), []
@@ -80,6 +83,25 @@ def reference(card: Any, p: Any, hp: Any, rounds: int) -> np.ndarray:
                 x = card.client(x, kernels[m].grads(x[None, :])[0], hp, ops)
             delta = delta + p.weights[m] * (x - w)
         w, states = card.server_step(w, delta, states, hp, ops)
+        out.append(w)
+    return np.array(out)
+
+
+def dual_reference(card: Any, p: Any, hp: Any, rounds: int) -> np.ndarray:
+    """``reference`` for a card with a dual step: each client's z from z_r, queried at x(z, η̃_{r,k})."""
+    ops, step = VectorOps(p), card.client
+    kernels = [p.kernel.subset(np.array([m])) for m in range(p.M)]
+    w, states = p.zero(), tuple(None for _ in card.server)
+    z, out = ops.mirror(w), [w]
+    for r in range(rounds):
+        delta = np.zeros_like(z)
+        for m in range(p.M):
+            zm = z.copy()
+            for k in range(hp.local_steps):
+                x = step.query(zm, step.tilde(hp, r, k), ops)
+                zm = step(zm, kernels[m].grads(x[None, :])[0], hp, ops)
+            delta = delta + p.weights[m] * (zm - z)
+        z, w, states = card.dual_server_step(z, delta, states, hp, ops, r)
         out.append(w)
     return np.array(out)
 

@@ -1,15 +1,13 @@
 """Oracle calls and floats communicated, per round, against each method's definition.
 
 Written here from the algorithms' definitions (and FedCanon's Table III: FedCanon one
-prox per round at the server, FedCanon II one per client, FedMiD/FedDualAvg n·K), independently of
+prox per round at the server, FedCanon II one per client), independently of
 the code that counts them (a method card's counts are stated once, on its pieces, and checked against
 the calls its steps make: ``verify.invariants.cards``).  S = clients sampled, M = all clients,
 K = local steps, d = model size:
 
 | method | gradients | client maps | server maps | floats up | floats down |
 |---|---|---|---|---|---|
-| feddualavg | SK | SK | 1 | Sd | Sd |
-| feddualavg-osp | SK | 0 | 1 | Sd | Sd |
 | fedcanon | SK | 0 | 1 | Sd | 2Sd (x and g) |
 | fedcanon2 | SK | M | 0 | Sd | Md (g to every client) |
 | scaffold | SK | 0 | 0 | 2Sd (Δy, Δc) | 2Sd (x, c) |
@@ -30,8 +28,6 @@ ROUNDS = 3
 KEYS = ("grad_calls", "prox_calls_client", "prox_calls_server", "floats_up", "floats_down")
 # per round: (gradients, client maps, server maps, floats up, floats down) as functions of (S, M, K, d)
 EXPECTED = {
-    "feddualavg": lambda S, M, K, d: (S * K, S * K, 1, S * d, S * d),
-    "feddualavg-osp": lambda S, M, K, d: (S * K, 0, 1, S * d, S * d),
     "fedcanon": lambda S, M, K, d: (S * K, 0, 1, S * d, 2 * S * d),
     "fedcanon2": lambda S, M, K, d: (S * K, M, 0, S * d, M * d),
     "scaffold": lambda S, M, K, d: (S * K, 0, 0, 2 * S * d, 2 * S * d),

@@ -4,18 +4,14 @@
   η_g(FedCanon) = η_g(SCAFFOLD)·η_l·K (docs/baselines.md);
 * FedADMM is FedDR with α = 1 (y_i = x̄ − ηz_i; docs/baselines.md);
 * FedCanon II produces FedCanon's iterates (FedCanon Alg. 2);
-* FedDualAvg and its OSP variant with ψ = 0 and Euclidean h are FedAvg (FCO §3);
-* K = 1, η_s = 1: FedDualAvg is dual averaging (2.4) (FCO §3.1);
-* (the reductions of methods written as cards — FedMiD and its variants, FedAvgM — are stated on their
-  cards and checked by ``verify.invariants.cards``);
+* (the reductions of methods written as cards — FedAvg, FedMiD and its variants, FedAvgM, FedDualAvg and
+  its OSP variant — are stated on their cards and checked by ``verify.invariants.cards``);
 * CoCoA+ with its local SDCA run to convergence is the Dual Method (FO16 App. A.3: CoCoA+ is
   Alg. 6 with step 5 solved inexactly): the passes are doubled until CoCoA+'s iterates settle
   (relative change ≤ ``SETTLED``), which must then equal the Dual Method's to ``LIMIT_TOL``.
 """
 
 from __future__ import annotations
-
-import dataclasses
 
 from hypothesis import strategies as st
 
@@ -62,29 +58,6 @@ def admm_dr(case: Case) -> Evidence:
     a = trace_of("fedadmm", case, ROUNDS, hp=hp)
     b = trace_of("feddr", case, ROUNDS, hp={**hp, "alpha": 1.0})
     return same_iterates("fedadmm=feddr", a, b, f"FedADMM vs FedDR(α=1); {case.describe()}", 1e-10)
-
-
-def to_fedavg(other: str):
-    """``other`` with ψ = 0 vs FedAvg."""
-
-    def check(case: Case) -> Evidence:
-        hp = {"eta_c": case.hp["eta"], "eta_s": case.hp["eta_g"], "local_steps": case.hp["K"]}
-        a, b = trace_of(other, case, ROUNDS, hp=hp), trace_of("fedavg", case, ROUNDS, hp=hp)
-        return same_iterates(f"{other}=fedavg", a, b, f"{other} vs FedAvg at ψ = 0; {case.describe()}")
-
-    return check
-
-
-def one_step(fed: str, seq: str):
-    """K = 1, η_s = 1, full participation: the federated method is its sequential method."""
-
-    def check(case: Case) -> Evidence:
-        case = dataclasses.replace(case, participation=None)
-        a = trace_of(fed, case, ROUNDS, hp={"eta_c": case.hp["eta"]})
-        b = trace_of(seq, case, ROUNDS, hp={"eta": case.hp["eta"]})
-        return same_iterates(f"{fed}=K1", a, b, f"{fed} (K=1) vs {seq}; {case.describe()}")
-
-    return check
 
 
 @st.composite
@@ -139,30 +112,6 @@ INVARIANTS = (
         "holds",
         lambda: _stochastic(_ALL, sampling=True),
         guarded("fedadmm=feddr", admm_dr),
-    ),
-    *(
-        Invariant(
-            f"{o}=fedavg",
-            "FCO §3 (ψ = 0, Euclidean h)",
-            f"{o} with ψ = 0 is FedAvg",
-            (o, "fedavg"),
-            "holds",
-            lambda: _stochastic(("zero",), sampling=True),
-            guarded(f"{o}=fedavg", to_fedavg(o)),
-        )
-        for o in ("feddualavg", "feddualavg-osp")
-    ),
-    *(
-        Invariant(
-            f"{fed}=K1",
-            f"FCO §3.1, eq. ({eq})",
-            f"K = 1, η_s = 1: {fed} is {seq}",
-            (fed, seq),
-            "holds",
-            lambda: _stochastic(_ALL, (1, 1)),
-            guarded(f"{fed}=K1", one_step(fed, seq)),
-        )
-        for fed, seq, eq in (("feddualavg", "dual-averaging", "2.4"),)
     ),
     Invariant(
         "cocoa+→dual-method",
