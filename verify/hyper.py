@@ -104,7 +104,7 @@ def card_strategy(card: Any, L: float, L_sample: float) -> Strategy:
 
 
 HYPER: dict[str, Callable[[float, float], Strategy]] = {
-    "heavy-ball": _heavy_ball,
+    **dict.fromkeys(["heavy-ball", "nesterov"], _heavy_ball),
     **dict.fromkeys(["pgm", "mirror-descent", "dual-averaging", "centralized", "local"], _step),
     **dict.fromkeys(["fedcanon", "fedcanon2", "scaffold"], _control),
     **dict.fromkeys(["proxskip", "scaffnew", "scaffnew-composite"], _skip),

@@ -16,6 +16,7 @@ from fcocheck.solvers.algorithms import (
     dane,
     fedcanon,
     heavy_ball,
+    nesterov,
     perturbation,
     proxskip,
     scaffold,
@@ -80,6 +81,9 @@ _LOADED: list[bool] = []
 ALGORITHMS: dict[str, Algorithm] = _Registry({a.name: a for a in (
     Algorithm("heavy-ball", heavy_ball.HeavyBallHyper, heavy_ball.init, heavy_ball.heavy_ball_round,
               "sequential", "Polyak's heavy ball on F (ψ ignored), one query per client per step",
+              uses_composite=False, uses_prox=False, solves_composite=False, split_invariant=True),
+    Algorithm("nesterov", heavy_ball.HeavyBallHyper, nesterov.init, nesterov.nesterov_round,
+              "sequential", "Nesterov's accelerated gradient on F (ψ ignored), constant momentum β; logs y_t",
               uses_composite=False, uses_prox=False, solves_composite=False, split_invariant=True),
     Algorithm("pgm", StepHyper, init_primal, sequential.pgm_round,
               "sequential", "stochastic proximal gradient (FCO eq. 2.1), batch M·K per step",

@@ -6,6 +6,7 @@ momentum is composed of, so a reduction to it pins a momentum buffer where β ac
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -57,8 +58,10 @@ def heavy_ball_round(state: HeavyBallState, hp: HeavyBallHyper, env: Env, rng: n
         x_{t+1} = x_t − α g_t + β (x_t − x_{t−1}), g_t = Σ_{m∈S} p̃_m ∇f(x_t; ξ^m) (one query per client).
 
     Guarantee:
-        On a μ-strongly convex quadratic with α = 4/(√L + √μ)², β = ((√κ − 1)/(√κ + 1))² it contracts
-        like ((√κ − 1)/(√κ + 1))^t (Polyak 1964).
+        On a quadratic with Hessian eigenvalues λ, the error contracts like the largest root modulus of
+        z² − (1 + β − αλ) z + β over λ (``linear_rate``); on a μ-strongly convex one with
+        α = 4/(√L + √μ)², β = ((√κ − 1)/(√κ + 1))² that is (√κ − 1)/(√κ + 1) up to a polynomial factor
+        (Polyak 1964).
 
     References:
         B. T. Polyak, Some methods of speeding up the convergence of iteration methods (1964), eq. (9).
@@ -71,3 +74,17 @@ def heavy_ball_round(state: HeavyBallState, hp: HeavyBallHyper, env: Env, rng: n
     S, dim = len(clients), env.problem.dim
     log = RoundLog.primal(w_next, Counts(grad=S, floats_up=S * dim, floats_down=S * dim))
     return HeavyBallState(w_next, state.w, state.r + 1), log
+
+
+def companion_radius(a: float, b: float) -> float:
+    """The largest |z| with z² = a z + b: the rate of the scalar recursion e_{t+1} = a e_t + b e_{t−1}."""
+    return float(np.max(np.abs(np.roots([1.0, -a, -b]))))
+
+
+def linear_rate(hp: HeavyBallHyper, eigenvalues: Sequence[float]) -> float:
+    """max_λ of the largest root modulus of z² − (1 + β − αλ) z + β (quadratic F, exact gradients).
+
+    On F(x) = ½ xᵀHx − bᵀx each eigen-direction of H follows e_{t+1} = (1 + β − αλ) e_t − β e_{t−1}, so
+    ‖x_t − x*‖ (and ‖x_{t+1} − x_t‖) shrinks by this factor per step once the slowest mode dominates.
+    """
+    return max(companion_radius(1 + hp.beta - hp.eta * lam, -hp.beta) for lam in eigenvalues)

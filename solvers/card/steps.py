@@ -217,9 +217,16 @@ class Scale:
 
 @dataclass(frozen=True)
 class Trace:
-    """v ← β v + u, then u ← v (heavy-ball momentum buffer, zero at the start; optax ``trace``)."""
+    """v ← β v + u, then u ← v (heavy-ball momentum buffer, zero at the start; optax ``trace``).
+
+    ``nesterov``: u ← u + β v after the buffer's update instead (Nesterov momentum: the step looks ahead
+    along the new buffer; optax ``trace(nesterov=True)``).  At K = 1 with every client and exact
+    gradients, FedAvg with this server is Nesterov's accelerated gradient with step η_s η_c (the
+    ``nesterov`` registry entry), as the plain buffer gives heavy ball.
+    """
 
     decay: str = "beta"
+    nesterov: bool = False
 
     @property
     def reads(self) -> tuple[str, ...]:
@@ -229,12 +236,14 @@ class Trace:
     @property
     def text(self) -> str:
         """In symbols."""
-        return f"v ← {_symbol(self.decay)}v + u; u ← v"
+        b = _symbol(self.decay)
+        return f"v ← {b}v + u; u ← u + {b}v" if self.nesterov else f"v ← {b}v + u; u ← v"
 
     def update(self, u: Vec, v: Any, hp: Any) -> tuple[Vec, Any]:
         """The buffer is the transform's state."""
-        v = u if v is None else getattr(hp, self.decay) * v + u
-        return v, v
+        beta = getattr(hp, self.decay)
+        v = u if v is None else beta * v + u
+        return (u + beta * v if self.nesterov else v), v
 
 
 # --- server apply: w ← apply(w, u, hp, ops) --------------------------------------------------------

@@ -34,6 +34,7 @@ CASES: dict[str, dict] = {
     "fedadmm": {"eta": 0.5, "local_solver": "gd", "local_steps": K},
     "gd": {"h": 0.05},
     "heavy-ball": {"eta": 0.05, "beta": 0.5},
+    "nesterov": {"eta": 0.05, "beta": 0.5},
     "sgd": {"h": 0.01, "m": 7},
     "svrg": {"h": 0.01, "m": 7},
     "dane": {"local_solver": "gd", "local_steps": K},
@@ -134,7 +135,8 @@ def expected_counts(name: str, M: int, S: int, dim: int) -> dict[str, int]:
         "za1": {"grad_calls": S * K, "prox_calls_client": S * K, "prox_calls_server": 1,
                 "floats_up": S * dim, "floats_down": 2 * S * dim},
     }
-    table["heavy-ball"] = {"grad_calls": S, "prox_calls_server": 0, "floats_up": S * dim,
+    for momentum in ("heavy-ball", "nesterov"):
+        table[momentum] = {"grad_calls": S, "prox_calls_server": 0, "floats_up": S * dim,
                            "floats_down": S * dim}
     for split in ("feddr", "fedadmm"):
         table[split] = {"grad_calls": S * K, "prox_calls_server": 1, "floats_up": S * dim,

@@ -95,6 +95,42 @@ def test_a_card_whose_beta_is_only_checked_at_zero_is_told_so(registered):
     assert check_invariant(INVARIANTS[f"exercised-{card2.name}"], "quick", None, 0).outcome == "fails"
 
 
+class StaleLookAhead(Trace):
+    """Nesterov momentum that looks ahead along the old buffer: u ← u + βv_r instead of u + βv_{r+1}."""
+
+    def update(self, u, v, hp):  # noqa: ANN001, D102
+        beta = getattr(hp, self.decay)
+        new = u if v is None else beta * v + u
+        return u + beta * (0 * u if v is None else v), new
+
+
+def _nesterov_card(name: str, transform: Trace, target: str = "nesterov"):  # noqa: ANN202
+    """FedAvg with the given server momentum, pinned to ``target`` where β acts (K = 1)."""
+    at_k1 = dataclasses.replace(FEDAVGM.reduces_to[1], target=target)
+    return dataclasses.replace(FEDAVGM, name=name, server=(transform, Scale("eta_s")),
+                               reduces_to=(FEDAVGM.reduces_to[0], at_k1))
+
+
+def test_server_nesterov_momentum_is_pinned_to_nesterov_s_method(registered):
+    """Legal: optax-style Nesterov momentum (``Trace(nesterov=True)``) at K = 1 is Nesterov's method with
+    step η_sη_c, and every other check of the card holds too."""
+    card = registered(_nesterov_card("my-fedavgn", Trace("beta", nesterov=True)))
+    cells = _cells(card.name)
+    assert cells["my-fedavgn=nesterov"] == "holds" and set(cells.values()) == {"holds"}, cells
+
+
+@pytest.mark.parametrize(("name", "transform", "target"), [
+    ("stale-look-ahead", StaleLookAhead("beta", nesterov=True), "nesterov"),
+    ("plain-as-nesterov", Trace("beta"), "nesterov"),  # heavy ball claimed as Nesterov
+    ("nesterov-as-plain", Trace("beta", nesterov=True), "heavy-ball"),  # and the other way round
+])
+def test_a_wrong_momentum_is_caught_by_the_target_where_beta_acts(registered, name, transform, target):
+    card = registered(_nesterov_card(name, transform, target))
+    cells = _cells(card.name)
+    assert cells[f"{name}={target}"] == "fails", cells
+    assert cells[f"{name}=fedavg"] == "holds"  # invisible at β = 0
+
+
 def test_an_engine_path_bug_is_caught_by_the_written_out_card(monkeypatch):
     """Power of ``written-NAME``: the compiled pass given the wrong map (FedMiD's prox dropped there only)."""
     from fcocheck.solvers.algorithms.fused_steps import IDENTITY, MapSpec

@@ -297,8 +297,8 @@ def exercised(card: Any) -> Evidence:
                         f"{card.name}: {missing} never run away from their neutral value "
                         f"{[card.neutral()[m] for m in missing]} by a reduction to an independent method; "
                         "a bug in the piece each drives would pass every check (the written-out reference "
-                        "repeats the card).  The rule: a Reduction where it acts, e.g. heavy-ball at K = 1 "
-                        "for server momentum, and a grid with a non-neutral value")
+                        "repeats the card).  The rule: a Reduction where it acts, e.g. heavy-ball (or "
+                        "nesterov) at K = 1 for server momentum, and a grid with a non-neutral value")
     pinned = {p.name: [r.target for r in card.reduces_to if p.name not in r.when]
               for p in card.params if p.neutral is not None and p.name in card.reads()}
     return Evidence(name, HOLDS, 0.0, 0.0, f"{card.name}: every parameter with a neutral value is run "
