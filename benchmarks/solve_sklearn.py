@@ -6,8 +6,10 @@ on disk.  Both sides read the same ``.npz`` and run as fresh processes with one 
 
 * **fcocheck**: ``fcocheck solve FILE.npz`` — FISTA certified by a duality gap, cross-checked
   against cvxpy/CLARABEL, the problem constants; *cold* (an empty solve cache: cvxpy and the
-  constants computed) and *cached* (the second run: cvxpy's point and the constants read back,
-  the certificate and the cross-check's agreement recomputed);
+  constants computed; cvxpy's import and solve run in a forked child beside FISTA and the
+  constants, so wall time overlaps them while CPU time counts both processes) and *cached* (the
+  second run: cvxpy's point and the constants read back, the certificate and the cross-check's
+  agreement recomputed);
 * **scikit-learn**: a plain script — ``numpy.load``, ``Lasso(alpha=λ, tol=t).fit(X, y)``, print
   its dual gap.  ``Lasso`` minimises (1/2n)‖y − Xw − b‖² + α‖w‖₁, which is exactly the instance's
   Φ for uniform weights, and its stopping rule is its own duality gap; ``t`` is the loosest decade

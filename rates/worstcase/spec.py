@@ -32,8 +32,9 @@ PSI = ("convex", "zero")
 METRICS = ("value", "distance", "lemma-4.4", "discrepancy")
 NORMS = ("euclidean", "q")
 #: The largest number of client gradient steps M·K·R one PEP may hold.  Measured here (2 cores,
-#: CLARABEL): FedDualAvg with composite ψ takes ~0.6 s at M·K·R = 8, ~10 s at 18 and ~9 min at
-#: 32 — the SDP has O((M·K·R)²) interpolation constraints.
+#: CLARABEL, 2026-11-26, with one prox per point): FedDualAvg with composite ψ and shift clients takes
+#: 1.2 s at M·K·R = 8 (M = 2), 3.1 s at 18 and 9.8 s at 24 — the SDP has O((M·K·R)²) interpolation
+#: constraints, so the cap keeps a full grid's largest point near 10 s.
 MAX_CLIENT_STEPS = 24
 
 

@@ -14,6 +14,7 @@ from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg.blas import dsyrk as syrk
 
 from fcocheck.solvers.problem import Problem
 
@@ -125,8 +126,12 @@ def _build(problem: Problem) -> GramForm:
     d, D = problem.d, problem.dim
     H = np.empty((D, D))
     WA = sp.diags(omega) @ A if sp.issparse(A) else A * omega[:, None]
-    block = A.T @ WA
-    H[:d, :d] = block.toarray() if sp.issparse(block) else block
+    if sp.issparse(A):
+        block = A.T @ WA
+        H[:d, :d] = block.toarray()
+    else:  # Aᵀ diag(ω) A = BᵀB with B = diag(√ω) A: a symmetric rank-k update, half a product's flops
+        upper = syrk(1.0, (A * np.sqrt(omega)[:, None]).T)  # the transpose is Fortran-ordered: no copy
+        H[:d, :d] = np.triu(upper) + np.triu(upper, 1).T
     g = np.empty(D)
     g[:d] = np.asarray(WA.T @ y).ravel()
     if problem.intercept:

@@ -32,6 +32,7 @@ from fcocheck.solvers.reference.certificate import (
     kkt_certificate,
     prox_grad_norm,
 )
+from fcocheck.solvers.reference.cvx_process import Pending
 from fcocheck.solvers.reference.fista import fista, fista_backtracking, proximal_gradient
 from fcocheck.solvers.reference.gram import QUADRATIC_LOSSES, GramForm, gram_form
 from fcocheck.solvers.smoothness import global_smoothness
@@ -55,6 +56,7 @@ class ReferenceSolution:
     agreement: float | None = None
     seconds: float = 0.0
     cvx: Any = None  # cvxpy's answer (``CvxResult``), kept for a cache; not part of the JSON form
+    alongside: Any = None  # what ``reference_solve``'s ``alongside(w)`` returned; not in the JSON form
 
     def as_dict(self, include_w: bool = True) -> dict[str, Any]:
         """JSON form (``w`` inline as a list)."""
@@ -118,11 +120,15 @@ def _record(name: str, status: str, seconds: float, cert: Certificate | None,
 
 def reference_solve(problem: Problem, tol: float = 1e-10, agree_tol: float = 1e-9,
                     cvx_solver: str = "CLARABEL", max_iter: int = 200_000,
-                    cached_cvx: Any = None) -> ReferenceSolution:
+                    cached_cvx: Any = None, alongside: Any = None) -> ReferenceSolution:
     """Certified optimum of a convex instance, or a stationary point of a non-convex one.
 
     ``cached_cvx``: cvxpy's answer on this very instance from an earlier solve (a ``CvxResult`` with
     its ``solver``, ``status``, ``seconds``); it is certified and cross-checked exactly as a fresh one.
+    A fresh cvxpy solve runs in a child process where that is safe and pays (``cvx_process``), while
+    FISTA certifies and ``alongside(w)`` — work the caller needs at the certified optimum w, such as the
+    problem constants — runs; its result is ``ReferenceSolution.alongside`` (None without it).  The
+    answer is the same either way; a failed cross-check still raises.
 
     Raises:
         CertificationError: the methods disagree beyond ``agree_tol`` or a certificate
@@ -133,24 +139,29 @@ def reference_solve(problem: Problem, tol: float = 1e-10, agree_tol: float = 1e-
     if not problem.convex:
         return _stationary(problem, start, max_iter)
     original, (problem, back) = problem, centred(problem)
-    smooth = _smooth_part(problem)
-    records: list[dict[str, Any]] = []
+    pending = Pending(problem, cvx_solver) if cached_cvx is None else None
+    try:
+        smooth = _smooth_part(problem)
+        if pending is not None:
+            pending.send_gram(smooth.gram)
+        records: list[dict[str, Any]] = []
 
-    t0 = time.perf_counter()
-    w_fo, cert_fo, its = _run_fista(problem, smooth, problem.zero(), tol, max_iter)
-    records.append(_record("fista-restart (from w0)", "certified" if cert_fo.relative <= tol
-                           else "not certified", time.perf_counter() - t0, cert_fo,
-                           iterations=its))
-
-    if cached_cvx is None:
-        from fcocheck.solvers.reference.cvx import cvx_solve  # cvxpy takes ~1 s to import: only when solving
-
-        cvx = cvx_solve(problem, smooth.gram, cvx_solver)
-    else:
-        cvx = cached_cvx
+        t0 = time.perf_counter()
+        w_fo, cert_fo, its = _run_fista(problem, smooth, problem.zero(), tol, max_iter)
+        records.append(_record("fista-restart (from w0)", "certified" if cert_fo.relative <= tol
+                               else "not certified", time.perf_counter() - t0, cert_fo,
+                               iterations=its))
+        side = alongside(back(w_fo)) if alongside is not None and cert_fo.relative <= tol else None
+        cvx = cached_cvx if pending is None else pending.result()
+    finally:
+        if pending is not None:
+            pending.close()
     cert_cvx = smooth.certify(cvx.w) if cvx.w is not None else None
+    failed = pending.note if pending is not None else ""  # the child's failure: solved here instead
+    where = {"note": f"solved in this process: {failed}"} if failed else {}
     records.append(_record(f"cvxpy/{cvx.solver}" + (" (cached)" if cached_cvx is not None else ""),
-                           cvx.status, cvx.seconds, cert_cvx, gram_reduced=smooth.gram is not None))
+                           cvx.status, cvx.seconds, cert_cvx, gram_reduced=smooth.gram is not None,
+                           **where))
     # a first-order run that did not certify is named as such, not as a disagreement with cvxpy
     if cert_fo.rounding_relative > tol:
         if cert_fo.rounding_relative >= ZERO_OPTIMUM:  # Φ* itself is at rounding level: Φ* = 0
@@ -178,7 +189,7 @@ def reference_solve(problem: Problem, tol: float = 1e-10, agree_tol: float = 1e-
                                "certified" if cert_orig.relative <= tol else "rounding-limited",
                                0.0, cert_orig))
     return ReferenceSolution(original.name, cert_fo.primal, w, cert_fo, GLOBAL, records,
-                             agreement, time.perf_counter() - start, cvx)
+                             agreement, time.perf_counter() - start, cvx, side)
 
 
 def _cross_check(problem: Problem, smooth: _Smooth, cert_fo: Certificate, w_fo: np.ndarray,

@@ -1,0 +1,108 @@
+"""cvxpy's independent solve in a forked child process, overlapping the first-order method's work.
+
+A cold ``reference_solve`` pays cvxpy twice over: its import (≈ 1 s: cvxpy loads scipy.stats) and its
+solve.  Both are independent of the first-order method until the cross-check, so on a machine with two
+usable cores they run in a child forked before the Gram matrix is built: the child imports cvxpy while
+the parent builds H, receives the Gram form through a pipe, solves, and sends back its ``CvxResult``;
+the parent meanwhile runs FISTA and whatever the caller asks at the certified point (the problem
+constants).  The child computes exactly what the parent would (same function, same data, same
+solver), so the result does not depend on where it ran; it is only a matter of wall time.
+
+The child is used only where forking is safe and pays: Linux (``fork``), at least two usable cores,
+no other thread alive in the parent (a fork copies one thread; locks held by others would stay locked
+in the child), cvxpy not yet imported here, an instance of at least ``MIN_SIZE`` data entries (below
+it the solve is cheap and a sweep's thousands of small solves would each pay the child's import), and
+once per process: a later solve imports cvxpy here, once, instead of once per child.  Otherwise — and
+whenever the child fails to deliver — the solve runs in the parent, as before.  An interrupt in the
+parent terminates the child.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import threading
+from typing import Any
+
+from fcocheck.solvers.problem import Problem
+from fcocheck.solvers.reference.cvx_result import CvxResult
+
+#: rows × model size from which cvxpy's import and solve are worth a child (lasso-paper: 8.4e6)
+MIN_SIZE = 1_000_000
+_USED: list[bool] = []  # a child has run in this process: later solves stay here (module docstring)
+
+
+def worth_a_child(problem: Problem | None = None) -> bool:
+    """Fork available and safe, a second core, cvxpy not loaded, a large instance, the first time."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    large = problem is None or int(problem.n.sum()) * problem.dim >= MIN_SIZE
+    return (sys.platform.startswith("linux") and cores >= 2 and threading.active_count() == 1
+            and "cvxpy" not in sys.modules and not _USED and large)
+
+
+def _child(conn: Any, problem: Problem, solver: str) -> None:
+    """Import cvxpy, wait for the Gram form, solve, send the result (or the reason it failed)."""
+    try:
+        from fcocheck.solvers.reference.cvx import cvx_solve
+
+        gram = conn.recv()
+        conn.send(("ok", cvx_solve(problem, gram, solver)))
+    except BaseException as exc:  # noqa: BLE001 - the parent falls back to solving itself
+        try:
+            conn.send(("failed", f"{type(exc).__name__}: {exc}"))
+        except OSError:
+            pass
+    finally:
+        conn.close()
+
+
+class Pending:
+    """cvxpy's solve of ``problem``, started in a child when ``worth_a_child``, else deferred."""
+
+    def __init__(self, problem: Problem, solver: str, child: bool | None = None) -> None:
+        self.problem, self.solver, self.gram = problem, solver, None
+        self.proc: Any = None
+        self.note = ""
+        if worth_a_child(problem) if child is None else child:
+            _USED.append(True)
+            ctx = multiprocessing.get_context("fork")
+            self.conn, theirs = ctx.Pipe()
+            self.proc = ctx.Process(target=_child, args=(theirs, problem, solver), daemon=True)
+            self.proc.start()
+            theirs.close()
+
+    def send_gram(self, gram: Any) -> None:
+        """Hand the Gram form (or None) to the solve."""
+        self.gram = gram
+        if self.proc is not None:
+            try:
+                self.conn.send(gram)
+            except OSError as exc:
+                self.note = f"the child could not be reached ({exc})"
+                self.close()
+
+    def result(self) -> CvxResult:
+        """Cvxpy's answer: the child's, or a solve here when there is no child or it failed."""
+        if self.proc is not None:
+            try:
+                kind, value = self.conn.recv()
+            except (EOFError, OSError) as exc:
+                kind, value = "failed", f"the child ended without an answer ({exc!r})"
+            self.close()
+            if kind == "ok":
+                return value
+            self.note = value
+        from fcocheck.solvers.reference.cvx import cvx_solve  # cvxpy takes ~1 s to import: only here
+
+        return cvx_solve(self.problem, self.gram, self.solver)
+
+    def close(self) -> None:
+        """Stop and reap the child (idempotent; called on every exit path)."""
+        if self.proc is None:
+            return
+        self.conn.close()
+        if self.proc.is_alive():
+            self.proc.terminate()
+        self.proc.join()
+        self.proc = None
