@@ -93,7 +93,6 @@ CLAIMS: dict[tuple[str, str], Claim] = {
        for n in ("gd", "pgm", "centralized", "mirror-descent", "dual-averaging")},
     # FedCanon §I/§III: control variates correct client drift; with ψ = 0 FedCanon is SCAFFOLD and
     # its Thm 1 floor (σ² and ψ's subgradient bound) vanishes under exact gradients
-    ("scaffold", "A"): Claim("holds", "FedCanon §I (control variates); docs/baselines.md"),
     ("fedcanon", "A"): Claim("holds", "FedCanon Thm 1, floor zero at σ = 0, ψ = 0", psi=("zero",)),
     ("fedcanon2", "A"): Claim("holds", "FedCanon Alg. 2 = FedCanon", psi=("zero",)),
     # FedCanon §I: primal–dual methods solve the composite problem exactly (fixed points = solutions)

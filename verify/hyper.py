@@ -106,7 +106,7 @@ def card_strategy(card: Any, L: float, L_sample: float) -> Strategy:
 HYPER: dict[str, Callable[[float, float], Strategy]] = {
     **dict.fromkeys(["heavy-ball", "nesterov"], _heavy_ball),
     **dict.fromkeys(["pgm", "mirror-descent", "dual-averaging", "centralized", "local"], _step),
-    **dict.fromkeys(["fedcanon", "fedcanon2", "scaffold"], _control),
+    **dict.fromkeys(["fedcanon", "fedcanon2"], _control),
     **dict.fromkeys(["proxskip", "scaffnew", "scaffnew-composite"], _skip),
     "za1": _za1,
     "feddr": _split,

@@ -21,8 +21,9 @@ from fcocheck.rates.worstcase.setting import Setting, average, prox
 from fcocheck.rates.worstcase.spec import InvalidWorstCaseError, PepSpec
 from fcocheck.solvers.card.params import REQUIRED
 
-#: the PepSpec field that carries each shared hyper-parameter
-SHARED = {"eta_c": "eta", "eta_s": "eta_s", "local_steps": "K"}
+#: the PepSpec field that carries each shared hyper-parameter (a client step η_c or η_l, a server step
+#: η_s or η_g, K)
+SHARED = {"eta_c": "eta", "eta_l": "eta", "eta_s": "eta_s", "eta_g": "eta_s", "local_steps": "K"}
 
 
 class PepOps:
@@ -80,6 +81,8 @@ def program(card: Any, make_ops: Callable[[Any], Any] = PepOps) -> Callable[[Set
 
     if card.dual:
         return _dual_program(card, make_ops)
+    if card.memory is not None:
+        return _memory_program(card, make_ops)
 
     def run(s: Setting, spec: PepSpec) -> Any:
         hp, ops = card_hyper(card, spec), make_ops(s)
@@ -125,4 +128,36 @@ def _dual_program(card: Any, make_ops: Callable[[Any], Any]) -> Callable[[Settin
         return Program(average(images), disc, last)
 
     run.__doc__ = f"{card.name} ({card.citation}), derived from its card (dual step)."
+    return run
+
+
+def _memory_program(card: Any, make_ops: Callable[[Any], Any]) -> Callable[[Setting, PepSpec], Any]:
+    """``run(setting, spec) -> Program`` for a card with a client memory (SCAFFOLD's control variates).
+
+    Every client takes part (weights 1/M); each memory starts as ``None`` (zero) and the correction is
+    skipped while it is.  The output is the average of the server iterates.
+    """
+    from fcocheck.rates.worstcase.methods import Program
+
+    step, memory = card.client, card.memory
+
+    def run(s: Setting, spec: PepSpec) -> Any:
+        hp, ops = card_hyper(card, spec), make_ops(s)
+        w, states, iterates = s.w0, tuple(None for _ in card.server), []
+        C, c = [None] * spec.M, None
+        for _ in range(spec.R):
+            ends, new = [], []
+            for m in range(spec.M):
+                y, e = w, memory.correction(C[m], c)
+                for _ in range(spec.K):
+                    y = step(y, s.grad(m, y), hp, ops, e)
+                ends.append(y)
+                new.append(memory.update(C[m], c, w, y, hp))
+            change = average([cn if co is None else cn - co for cn, co in zip(new, C, strict=True)])
+            c, C = memory.server(c, change), new
+            w, states = card.server_step(w, average(ends) - w, states, hp, ops)
+            iterates.append(w)
+        return Program(average(iterates))
+
+    run.__doc__ = f"{card.name} ({card.citation}), derived from its card (client memory)."
     return run

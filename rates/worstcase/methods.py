@@ -91,28 +91,6 @@ def pgm(s: Setting, spec: PepSpec) -> Program:
     return Program(x)
 
 
-def scaffold(s: Setting, spec: PepSpec) -> Program:
-    """SCAFFOLD, option II, c_i⁰ = c⁰ = 0 (Karimireddy et al. 2020, Alg. 1): y ← y − η(g_i(y) − c_i + c)."""
-    eta, M, K = spec.eta, spec.M, spec.K
-    x, c, ci, iterates = s.w0, None, [None] * M, []
-    for _ in range(spec.R):
-        ends, new_ci = [], []
-        for m in range(M):
-            y = x
-            for _ in range(K):
-                step = s.grad(m, y)
-                if c is not None:
-                    step = step - ci[m] + c
-                y = y - eta * step
-            ends.append(y)
-            keep = (x - y) / (K * eta) if c is None else ci[m] - c + (x - y) / (K * eta)
-            new_ci.append(keep)
-        x = x + spec.eta_s * (average(ends) - x)
-        ci, c = new_ci, average(new_ci)
-        iterates.append(x)
-    return Program(average(iterates))
-
-
 def fedcanon(s: Setting, spec: PepSpec) -> Program:
     """FedCanon (eqs. 7a–7f): corrected local steps, one server prox with η_g = ``eta_s``."""
     eta, M, K = spec.eta, spec.M, spec.K
@@ -138,7 +116,6 @@ METHODS: dict[str, PepMethod] = {
     m.name: m
     for m in (
         PepMethod("pgm", "FCO eq. (2.1); Taylor, Hendrickx & Glineur 2017", pgm, federated=False),
-        PepMethod("scaffold", "Karimireddy et al. 2020, Alg. 1 (option II)", scaffold, smooth_only=True),
         PepMethod("fedcanon", "FedCanon eqs. (7a)–(7f)", fedcanon),
     )
 }

@@ -1,10 +1,12 @@
 """Method cards: one description per method, from which its run, counts, PEP program and reference follow."""
 
-from fcocheck.solvers.card.card import Card, CardState, DualCardState, EnvOps, Reduction
+from fcocheck.solvers.card.card import Card, CardState, DualCardState, EnvOps, MemoryCardState, Reduction
+from fcocheck.solvers.card.memory import Controls
 from fcocheck.solvers.card.params import Param, eta_c, eta_s, hyper_class, local_steps, unit_interval
 from fcocheck.solvers.card.steps import (
     FEDMID_SERVER,
     Add,
+    Corrected,
     DualAdd,
     DualStep,
     Gradient,
@@ -17,7 +19,7 @@ from fcocheck.solvers.card.steps import (
     Weight,
 )
 
-__all__ = ["FEDMID_SERVER", "Add", "Card", "CardState", "DualAdd", "DualCardState", "DualStep", "EnvOps",
-           "Gradient", "Mirror", "MirrorAdd", "Ops",
+__all__ = ["FEDMID_SERVER", "Add", "Card", "CardState", "Controls", "Corrected", "DualAdd", "DualCardState",
+           "DualStep", "EnvOps", "Gradient", "MemoryCardState", "Mirror", "MirrorAdd", "Ops",
            "Param", "Reduction", "Scale", "Subgradient", "Trace", "Weight", "eta_c", "eta_s", "hyper_class",
            "local_steps", "unit_interval"]

@@ -36,10 +36,12 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fcocheck.solvers.algorithms.base import Algorithm, Counts, Env, RoundLog
+from fcocheck.solvers.algorithms.control import corrected_local
 from fcocheck.solvers.algorithms.primitives import client_weights, dual_local, primal_round
 from fcocheck.solvers.card.params import Param, hyper_class
 from fcocheck.solvers.card.steps import (
     Add,
+    Corrected,
     DualAdd,
     DualStep,
     Gradient,
@@ -51,7 +53,7 @@ from fcocheck.solvers.card.steps import (
 )
 
 Array = np.ndarray
-ClientStep = Gradient | Subgradient | Mirror | DualStep
+ClientStep = Gradient | Subgradient | Mirror | DualStep | Corrected
 Transform = Scale | Trace
 Apply = Add | MirrorAdd | DualAdd
 
@@ -65,6 +67,22 @@ class CardState(NamedTuple):
     w: Array
     r: int
     server: tuple = ()
+
+
+class MemoryCardState(NamedTuple):
+    """Server state of a card with a client memory.
+
+    w_r, every client's memory c (M, dim), the server's part of it (``server``: SCAFFOLD's c), r, and
+    each server transform's state (``chain``).  The first four fields are those of the hand-written
+    control-variate methods' ``ControlState``, so a user's SCAFFOLD written against it can borrow this
+    card's state at the optimum.
+    """
+
+    w: Array
+    c: Array
+    server: Array
+    r: int
+    chain: tuple = ()
 
 
 class DualCardState(NamedTuple):
@@ -119,6 +137,8 @@ class Card:
         reduces_to: reductions to other methods (each becomes a check).
         doc: Algorithm / Guarantee / References text (the registry entry's documentation).
         family: ``federated`` (default) or ``sequential``.
+        memory: what each client keeps between rounds (``memory.Controls``: SCAFFOLD's control
+            variates), read by a ``Corrected`` client step; None for a memoryless method.
 
     """
 
@@ -133,6 +153,7 @@ class Card:
     reduces_to: tuple[Reduction, ...] = ()
     doc: str = ""
     family: str = "federated"
+    memory: Any = None
 
     # --- derived facts ---------------------------------------------------------------------------
     @property
@@ -161,13 +182,19 @@ class Card:
 
     def reads(self) -> set[str]:
         """The hyper-parameters some piece reads (the others drive only the engine's loops: K)."""
-        return {n for piece in (self.client, *self.server, self.apply) for n in piece.reads}
+        pieces = (self.client, *self.server, self.apply, *((self.memory,) if self.memory else ()))
+        return {n for piece in pieces for n in piece.reads}
 
-    def counts(self, S: int, M: int, K: int, dim: int) -> Counts:
-        """Oracle calls and floats of one round with S of M clients, K steps, model size ``dim``."""
-        return Counts(grad=S * K, subgrad=self.client.subgrad_cost * S * K,
+    def counts(self, S: int, M: int, K: int, dim: int, batch: int = 1) -> Counts:
+        """Oracle calls and floats of one round with S of M clients, K steps, model size ``dim``.
+
+        ``batch``: oracle queries per local step (a ``Corrected`` step's b); a memory sends its own
+        vectors both ways besides the model.
+        """
+        vectors = 1 + (self.memory.floats if self.memory else 0)
+        return Counts(grad=S * K * batch, subgrad=self.client.subgrad_cost * S * K,
                       prox_client=self.client.prox_cost * S * K, prox_server=self.apply.prox_cost,
-                      floats_up=S * dim, floats_down=S * dim)
+                      floats_up=vectors * S * dim, floats_down=vectors * S * dim)
 
     def neutral(self) -> dict[str, Any]:
         """Parameter → the value at which the component it drives does nothing (where one exists)."""
@@ -192,6 +219,8 @@ class Card:
     def init(self, problem: Any, hp: Any, w0: Array, rng: np.random.Generator) -> CardState | DualCardState:
         """w_0 (and z_0 = ∇h(w_0) for a dual card) and every server transform's initial state (``None``)."""
         w0, states = np.array(w0, dtype=float), tuple(None for _ in self.server)
+        if self.memory is not None:
+            return MemoryCardState(w0, *self.memory.init(problem.M, problem.dim), 0, states)
         return DualCardState(problem.h.grad(w0), w0, 0, states) if self.dual else CardState(w0, 0, states)
 
     def transform(self, delta: Any, states: tuple, hp: Any) -> tuple[Any, tuple]:
@@ -256,10 +285,50 @@ class Card:
                        discrepancy=local.discrepancy, counts=calls, steps=local.steps)
         return DualCardState(z_next, w_next, r + 1, states), log
 
+    def _memory_round(self, state: MemoryCardState, hp: Any, env: Env, rng: np.random.Generator,
+                      clients: Array) -> tuple[MemoryCardState, RoundLog]:
+        """One round of a card with a client memory (``control.corrected_local``, vectorised over clients).
+
+        Each sampled client steps from w_r with its correction e_i = ``memory.correction(c_i, c)``; its
+        memory moves to ``memory.update`` after the K steps; the server's part by Σ_{i∈S} p_i (c_i⁺ − c_i)
+        (p the clients' own weights); the model by the transforms and the apply, as every card's.
+        """
+        p, memory, step, K = env.problem, self.memory, self.client, hp.local_steps
+        kern = env.kernel.subset(clients)
+        weights = client_weights(p, clients)
+        batch = getattr(hp, step.batch)
+        C = state.c[clients]
+        corr = memory.correction(C, state.server[None, :])
+        local = corrected_local(env, kern, rng, state.w, corr, weights, K, getattr(hp, step.eta), batch)
+        C_new = memory.update(C, state.server[None, :], state.w, local.final, hp)
+        delta = weights @ (local.final - state.w)
+        w_next, states = self.server_step(state.w, delta, state.chain, hp, EnvOps(env))
+        control = memory.server(state.server, p.weights[clients] @ (C_new - C))
+        controls = state.c.copy()
+        controls[clients] = C_new
+        # counted where the calls are made: K·b queries on |S| clients; the model and the memory's
+        # vectors each way
+        S, vectors = len(clients), 1 + memory.floats
+        calls = Counts(grad=S * K * batch, prox_server=self.apply.prox_cost, floats_up=vectors * S * p.dim,
+                       floats_down=vectors * S * p.dim)
+        log = RoundLog.primal(w_next, calls, discrepancy=local.discrepancy,
+                              extra={memory.extra_key: memory.residual(controls, control, p.weights)})
+        return MemoryCardState(w_next, controls, control, state.r + 1, states), log
+
+    def at_optimum(self, problem: Any, hp: Any, w: Array) -> Any:
+        """The state consistent with w*: w*, and the memory's fixed point there (∇F_i(w*), ∇F(w*))."""
+        state = self.init(problem, hp, w, np.random.default_rng(0))
+        if self.memory is None:
+            return state
+        G = problem.client_grads(problem.broadcast(w))
+        C, c = self.memory.at_optimum(G, problem.weights @ G)
+        return state._replace(c=C, server=c)
+
     def algorithm(self) -> Algorithm:
         """The registry entry: ``init``/``round`` and the flags, all derived."""
         prox = bool(self.client.prox_cost or self.apply.prox_cost)  # ∇(h + tψ)* somewhere
-        round_fn = self._dual_round if self.dual else self.round  # chosen once, not per round
+        round_fn = (self._memory_round if self.memory is not None else self._dual_round if self.dual
+                    else self.round)  # chosen once, not per round
         return Algorithm(self.name, self.hyper(), self.init, _documented(round_fn, self.doc), self.family,
                          self.summary, uses_composite=prox, uses_prox=prox, solves_composite=self.uses_psi,
                          growing_weight=self.dual, split_invariant=self.split_invariant, card=self)

@@ -142,6 +142,39 @@ class Mirror:
 
 
 @dataclass(frozen=True)
+class Corrected:
+    """x ← x − η (g + e): a gradient step corrected by the client's memory (SCAFFOLD: e = c − c_i).
+
+    e is fixed over the round (``memory.correction``; ``None`` while the memory is zero); g averages
+    ``batch`` oracle queries at x (a minibatch of b; one query with the exact oracle is the same).
+    """
+
+    eta: str = "eta_l"
+    batch: str = "b"
+    prox_cost: int = 0
+    subgrad_cost: int = 0
+    uses_h: bool = False
+    text: str = "x − η_l (g + c − c_i)"
+
+    def __call__(self, x: Vec, g: Vec, hp: Any, ops: Ops, e: Vec | None = None) -> Vec:
+        """One step."""
+        return x - getattr(hp, self.eta) * (g if e is None else g + e)
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """The step and the batch."""
+        return (self.eta, self.batch)
+
+    def compiled(self, h: Any, psi: Any, dim: int) -> MapSpec | None:
+        """No compiled form (the engine's corrected loop: ``control.corrected_local``)."""
+        return None
+
+    def weights(self, hp: Any, rounds: int) -> list[float]:
+        """None."""
+        return []
+
+
+@dataclass(frozen=True)
 class DualStep:
     """z ← z − η g at x = ∇(h + η̃_{r,k}ψ)*(z) (``prox``: FedDualAvg, FCO Alg. 3) or ∇h*(z) (FedDualAvg-OSP).
 

@@ -15,7 +15,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from fcocheck.rates.worstcase.cards import PepOps, program
+from fcocheck.rates.worstcase.cards import SHARED, PepOps, program
 from fcocheck.rates.worstcase.spec import PepSpec
 from fcocheck.solvers.algorithms import CARDS
 from fcocheck.solvers.composite import composite_map
@@ -54,19 +54,25 @@ def _instance(card):  # noqa: ANN001
 
 def _own(card) -> tuple:  # noqa: ANN001
     return tuple((p.name, next(v for v in p.grid if v != p.neutral)) for p in card.params
-                 if p.name not in ("eta_c", "eta_s", "local_steps") and p.grid)
+                 if p.name not in SHARED and len(p.grid) > 1)
+
+
+def _hp(card, spec: PepSpec) -> dict:  # noqa: ANN001
+    """The engine's hyper-parameters at ``spec`` (η_c or η_l = eta, η_s or η_g = eta_s, K, the card's own)."""
+    shared = {p.name: getattr(spec, SHARED[p.name]) for p in card.params if p.name in SHARED}
+    return {**shared, **dict(spec.extra)}
 
 
 @pytest.mark.parametrize("name", sorted(CARDS))
-@pytest.mark.parametrize("K,R,eta_s", [(1, 3, 1.0), (3, 2, 0.5)])
+@pytest.mark.parametrize("K,R,eta_s", [(1, 3, 1.0), (3, 2, 0.5), (3, 2, 1.0)])
 def test_the_pep_program_run_on_numbers_is_the_engine(name, K, R, eta_s):
+    """The output: the average of the server iterates, or for a dual card at η_s = 1 the ŵ of eq. (4.2)."""
     card = CARDS[name]
     problem, w0 = _instance(card)
     spec = PepSpec(name, M=2, K=K, R=R, eta=0.2, eta_s=eta_s, extra=_own(card))
     out = program(card, NumericOps)(NumericSetting(problem, w0), spec).out
-    hp = {"eta_c": 0.2, "eta_s": eta_s, "local_steps": K, **dict(spec.extra)}
-    t = run(name, problem, hp, rounds=R, oracle="exact", reference=False, w0=w0)
-    w_hat = t["server_w"][1:].mean(axis=0)
+    t = run(name, problem, _hp(card, spec), rounds=R, oracle="exact", reference=False, w0=w0)
+    w_hat = np.asarray(t.meta["w_hat"]) if card.dual and eta_s == 1 else t["server_w"][1:].mean(axis=0)
     assert np.allclose(out, w_hat, rtol=1e-12, atol=1e-14), (name, out - w_hat)
 
 
@@ -95,6 +101,5 @@ def test_a_card_s_worst_case_bounds_a_run_on_an_instance_of_its_class(name):
     spec = PepSpec(name, M=2, K=2, R=2, eta=0.2, zeta=float(problem.meta["zeta"]), L=float(problem.meta["L"]),
                    psi="convex" if card.uses_psi else "zero", extra=_own(card))
     wc = worst_case(spec)
-    hp = {"eta_c": 0.2, "local_steps": 2, **dict(spec.extra)}
-    t = run(name, problem, hp, rounds=2, oracle="exact", reference=ref, w0=w0)
+    t = run(name, problem, _hp(card, spec), rounds=2, oracle="exact", reference=ref, w0=w0)
     assert wc.status == "optimal" and t["gap_avg"][-1] <= wc.value * (1 + SOLVER_TOL) + ABS_TOL

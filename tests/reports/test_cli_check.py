@@ -16,7 +16,8 @@ def test_check_one_algorithm_json(tmp_path, capsys):
     assert code == 0 and out["broken"] == []
     assert {c["column"] for c in out["properties"]} == {"A", "B", "C", "D"}
     assert {c["column"] for c in out["invariants"]} == {
-        "fedcanon=scaffold", "scaffold-c", "client-split-scaffold", "counts-scaffold", "zero-weight-scaffold",
+        "scaffold=fedcanon", "scaffold=gd", "written-scaffold", "exercised-scaffold", "scaffold-c",
+        "client-split-scaffold", "counts-scaffold", "zero-weight-scaffold",
         "oracles", "oracle-moments",  # the shared components guard every algorithm
     }
     lines = (tmp_path / "check.jsonl").read_text().splitlines()

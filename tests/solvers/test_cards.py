@@ -62,7 +62,7 @@ def test_a_card_s_stated_costs_are_what_its_steps_do(name, counting):
     """Rows through ψ's prox and subgradient, counted inside ψ, against ``card.counts`` (which the
     engine logs): a step that declared the wrong cost, or an engine that miscounted, fails here."""
     card = CARDS[name]
-    hp = {"eta_c": 0.05, "local_steps": K}
+    hp = {**{q.name: 0.05 for q in card.params if q.per}, "local_steps": K}  # η_c, or SCAFFOLD's η_l
     CALLS.update(prox=0, subgrad=0)
     t = run(name, counting, hp, rounds=R, oracle="exact", seed=0, participation=P, reference=False)
     c = card.counts(P, counting.M, K, counting.dim)

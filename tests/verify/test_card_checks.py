@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 from fcocheck.solvers import algorithms
@@ -196,3 +197,23 @@ def test_unregistering_a_card_drops_every_invariant_built_for_it():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]
+
+
+def test_a_diverging_run_is_compared_on_the_rounds_the_engine_ran(monkeypatch):
+    """Legal: a step far beyond 2/L diverges; the engine's guard stops it early, the written-out card has
+    no guard, and the rounds both ran are compared (they agree).  Power: a reference that differs on those
+    rounds fails, and so does a run that stopped early without diverging (a reference one round longer)."""
+    from fcocheck.verify.cases import InstanceSpec
+    from fcocheck.verify.invariants import cards
+    from fcocheck.verify.strategies import Case
+
+    spec = InstanceSpec("general", 1, 1, 1, 0.0, "zero", 0.0, 0)
+    case = cards.PathCase(Case(spec, {"eta_l": 14.3, "eta_g": 1.0, "local_steps": 3}), True, "round")
+    ev = cards.written("scaffold", case)
+    assert ev.outcome == "holds" and "stopped the run as diverged" in ev.detail, ev.detail
+    real = cards.reference
+    monkeypatch.setattr(cards, "reference", lambda *a: real(*a) * (1 + 1e-6))
+    assert cards.written("scaffold", case).outcome == "fails"
+    monkeypatch.setattr(cards, "reference", lambda *a: np.vstack([real(*a), real(*a)[-1:]]))
+    small = cards.PathCase(Case(spec, {"eta_l": 0.01, "eta_g": 1.0, "local_steps": 3}), True, "round")
+    assert cards.written("scaffold", small).outcome == "fails"

@@ -41,10 +41,11 @@ def test_verdicts(alg, prop, outcome, numbers, want):
 
 
 def test_check_exits_1_on_a_disagreeing_cell(tmp_path, monkeypatch, capsys):
-    """A claim the code contradicts (SCAFFOLD's A claimed to fail) makes ``fcocheck check`` exit 1."""
+    """A claim the code contradicts (FedCanon's A claimed to fail) makes ``fcocheck check`` exit 1."""
     from fcocheck.reports.cli import main
 
-    monkeypatch.setitem(claims.CLAIMS, ("scaffold", "A"), claims.Claim("fails", "planted contradiction"))
-    code = main(["check", "--quick", "--algorithm", "scaffold", "--workers", "1", "--out", str(tmp_path)])
+    monkeypatch.setitem(claims.CLAIMS, ("fedcanon", "A"),
+                        claims.Claim("fails", "planted contradiction", psi=("zero",)))
+    code = main(["check", "--quick", "--algorithm", "fedcanon", "--workers", "1", "--out", str(tmp_path)])
     err = capsys.readouterr().err
-    assert code == 1 and "scaffold:A" in err
+    assert code == 1 and "fedcanon:A" in err

@@ -10,7 +10,6 @@ K = local steps, d = model size:
 |---|---|---|---|---|---|
 | fedcanon | SK | 0 | 1 | Sd | 2Sd (x and g) |
 | fedcanon2 | SK | M | 0 | Sd | Md (g to every client) |
-| scaffold | SK | 0 | 0 | 2Sd (Δy, Δc) | 2Sd (x, c) |
 """
 
 from __future__ import annotations
@@ -30,9 +29,8 @@ KEYS = ("grad_calls", "prox_calls_client", "prox_calls_server", "floats_up", "fl
 EXPECTED = {
     "fedcanon": lambda S, M, K, d: (S * K, 0, 1, S * d, 2 * S * d),
     "fedcanon2": lambda S, M, K, d: (S * K, M, 0, S * d, M * d),
-    "scaffold": lambda S, M, K, d: (S * K, 0, 0, 2 * S * d, 2 * S * d),
 }
-_STEP = {"fedcanon": "eta_l", "fedcanon2": "eta_l", "scaffold": "eta_l"}
+_STEP = {"fedcanon": "eta_l", "fedcanon2": "eta_l"}
 
 
 @st.composite

@@ -1,11 +1,10 @@
 """Reductions between algorithms: two methods, one sequence of iterates.
 
-* FedCanon with ψ = 0 is SCAFFOLD (Option II) with c_i(FedCanon) = c − c_i(SCAFFOLD) and
-  η_g(FedCanon) = η_g(SCAFFOLD)·η_l·K (docs/baselines.md);
 * FedADMM is FedDR with α = 1 (y_i = x̄ − ηz_i; docs/baselines.md);
 * FedCanon II produces FedCanon's iterates (FedCanon Alg. 2);
 * (the reductions of methods written as cards — FedAvg, FedMiD and its variants, FedAvgM, FedDualAvg and
-  its OSP variant — are stated on their cards and checked by ``verify.invariants.cards``);
+  its OSP variant, SCAFFOLD (= FedCanon at ψ = 0) — are stated on their cards and checked by
+  ``verify.invariants.cards``);
 * CoCoA+ with its local SDCA run to convergence is the Dual Method (FO16 App. A.3: CoCoA+ is
   Alg. 6 with step 5 solved inexactly): the passes are doubled until CoCoA+'s iterates settle
   (relative change ≤ ``SETTLED``), which must then equal the Dual Method's to ``LIMIT_TOL``.
@@ -35,14 +34,6 @@ def _stochastic(draw, psi: tuple[str, ...], K: tuple[int, int] = (1, 4), samplin
         "eta_g": draw(st.sampled_from([1.0, 0.7])),
     }
     return Case(spec, hp, **draw(run_options(spec.M, sampling, ("gaussian:0.3", "exact", "minibatch:1"))))
-
-
-def canon_scaffold(case: Case) -> Evidence:
-    """FedCanon(ψ = 0) vs SCAFFOLD with the mapped η_g."""
-    eta, K, g = case.hp["eta"], case.hp["K"], case.hp["eta_g"]
-    a = trace_of("fedcanon", case, ROUNDS, hp={"eta_l": eta, "eta_g": g * eta * K, "local_steps": K})
-    b = trace_of("scaffold", case, ROUNDS, hp={"eta_l": eta, "eta_g": g, "local_steps": K})
-    return same_iterates("fedcanon=scaffold", a, b, f"FedCanon vs SCAFFOLD; {case.describe()}")
 
 
 def canon_two(case: Case) -> Evidence:
@@ -86,15 +77,6 @@ def cocoa_limit(case: Case) -> Evidence:
 
 _ALL = ("zero", "l2sq", "l1")
 INVARIANTS = (
-    Invariant(
-        "fedcanon=scaffold",
-        "docs/baselines.md; FedCanon §III",
-        "FedCanon with ψ = 0 is SCAFFOLD Option II",
-        ("fedcanon", "scaffold"),
-        "holds",
-        lambda: _stochastic(("zero",)),
-        guarded("fedcanon=scaffold", canon_scaffold),
-    ),
     Invariant(
         "fedcanon=fedcanon2",
         "FedCanon Alg. 2",
