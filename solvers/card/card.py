@@ -155,6 +155,21 @@ class Card:
     family: str = "federated"
     memory: Any = None
 
+    def __post_init__(self) -> None:
+        """The pieces must fit: a dual step with a dual apply, a corrected step with a memory."""
+        from fcocheck.solvers.errors import InvalidAlgorithmError
+
+        if isinstance(self.client, DualStep) != isinstance(self.apply, DualAdd):
+            raise InvalidAlgorithmError(
+                f"card {self.name!r}: client {type(self.client).__name__} with apply "
+                f"{type(self.apply).__name__}; the rule is DualStep with DualAdd (a dual point on both "
+                "sides), and neither otherwise")
+        if isinstance(self.client, Corrected) != (self.memory is not None):
+            raise InvalidAlgorithmError(
+                f"card {self.name!r}: client {type(self.client).__name__} with memory {self.memory!r}; "
+                "the rule is a Corrected client step with a client memory (memory=Controls(...)), and "
+                "neither otherwise")
+
     # --- derived facts ---------------------------------------------------------------------------
     @property
     def uses_psi(self) -> bool:
@@ -209,8 +224,10 @@ class Card:
         card = self
 
         def weights(hp: Any, rounds: int, growing: bool) -> list[float]:
-            server = [card.client.tilde(hp, max(rounds, 1), 0)] if card.dual else []  # η̃_{R,0}
-            return server + card.client.weights(hp, rounds) + card.apply.weights(hp, rounds)
+            # a dual card: the server's last η̃_{R,0} and ŵ's last shadow image η̃_{R−1,K} (larger if η_s < 1)
+            R, step = max(rounds, 1), card.client
+            dual = [step.tilde(hp, R, 0), step.tilde(hp, R - 1, hp.local_steps)] if card.dual else []
+            return dual + card.client.weights(hp, rounds) + card.apply.weights(hp, rounds)
 
         cls.weights = weights
         _HYPERS[id(self)] = (self, cls)  # the card is kept alive with its class
@@ -243,11 +260,20 @@ class Card:
         z, w = self.apply(z, u, self.client.tilde(hp, r + 1, 0), ops)
         return z, w, new
 
-    def round(self, state: CardState, hp: Any, env: Env, rng: np.random.Generator,
-              clients: Array) -> tuple[CardState, RoundLog]:
-        """One round on the engine (``primitives.primal_round``: vectorised, client-major, compiled)."""
-        if self.dual:
-            return self._dual_round(state, hp, env, rng, clients)
+    def round(self, state: Any, hp: Any, env: Env, rng: np.random.Generator,
+              clients: Array) -> tuple[Any, RoundLog]:
+        """One round on the engine, of whichever form the card's pieces make (``_round_fn``)."""
+        return self._round_fn()(state, hp, env, rng, clients)
+
+    def _round_fn(self) -> Any:
+        """The round of this card's form: with a client memory, dual, or primal."""
+        if self.memory is not None:
+            return self._memory_round
+        return self._dual_round if self.dual else self._primal_round
+
+    def _primal_round(self, state: CardState, hp: Any, env: Env, rng: np.random.Generator,
+                      clients: Array) -> tuple[CardState, RoundLog]:
+        """One round of a primal card (``primitives.primal_round``: vectorised, client-major, compiled)."""
         ops = EnvOps(env)
         states: list[tuple] = []
 
@@ -327,8 +353,7 @@ class Card:
     def algorithm(self) -> Algorithm:
         """The registry entry: ``init``/``round`` and the flags, all derived."""
         prox = bool(self.client.prox_cost or self.apply.prox_cost)  # ∇(h + tψ)* somewhere
-        round_fn = (self._memory_round if self.memory is not None else self._dual_round if self.dual
-                    else self.round)  # chosen once, not per round
+        round_fn = self._round_fn()  # chosen once, not per round
         return Algorithm(self.name, self.hyper(), self.init, _documented(round_fn, self.doc), self.family,
                          self.summary, uses_composite=prox, uses_prox=prox, solves_composite=self.uses_psi,
                          growing_weight=self.dual, split_invariant=self.split_invariant, card=self)

@@ -222,7 +222,7 @@ class DualStep:
         return map_spec(h, psi, dim) if self.prox else conj_spec(h, dim)
 
     def weights(self, hp: Any, rounds: int) -> list[float]:
-        """The largest client ψ-weight, η̃_{R−1,K−1}, when the query applies ψ."""
+        """The clients' largest ψ-weight η̃_{R−1,K−1} if the query applies ψ (ŵ's, the server's: the card)."""
         return [self.tilde(hp, max(rounds, 1) - 1, hp.local_steps - 1)] if self.prox else []
 
 

@@ -125,17 +125,15 @@ def _build(problem: Problem) -> GramForm:
     A, y, omega = problem.pooled
     d, D = problem.d, problem.dim
     H = np.empty((D, D))
-    WA = sp.diags(omega) @ A if sp.issparse(A) else A * omega[:, None]
     if sp.issparse(A):
-        block = A.T @ WA
-        H[:d, :d] = block.toarray()
+        H[:d, :d] = (A.T @ (sp.diags(omega) @ A)).toarray()
     else:  # Aᵀ diag(ω) A = BᵀB with B = diag(√ω) A: a symmetric rank-k update, half a product's flops
         upper = syrk(1.0, (A * np.sqrt(omega)[:, None]).T)  # the transpose is Fortran-ordered: no copy
         H[:d, :d] = np.triu(upper) + np.triu(upper, 1).T
     g = np.empty(D)
-    g[:d] = np.asarray(WA.T @ y).ravel()
+    g[:d] = np.asarray(A.T @ (omega * y)).ravel()  # Aᵀ diag(ω) y, with no weighted copy of A
     if problem.intercept:
-        col = np.asarray(WA.sum(axis=0)).ravel()
+        col = np.asarray(A.T @ omega).ravel()
         H[:d, d] = H[d, :d] = col
         H[d, d] = omega.sum()
         g[d] = omega @ y

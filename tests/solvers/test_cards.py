@@ -146,3 +146,20 @@ def test_a_card_that_misstates_its_cost_is_caught(counting):
     stated = R * card.counts(P, counting.M, K, counting.dim).prox_client
     assert not alg.uses_composite  # derived from the (false) cost: no weight is tried before round 0
     assert CALLS["prox"] == R * P * K != stated
+
+
+def test_a_dual_card_s_shadow_weight_is_checked_before_round_0():
+    """ŵ's last shadow image uses η̃_{R−1,K} = η_sη_c(R−1)K + η_cK, above the server's η̃_{R,0} when η_s < 1.
+
+    On MCP (ρ = 1/3) with η_s = ½, K = 4, R = 2: η_c = 0.5 gives η̃_{2,0} = 2 (legal) but η̃_{1,4} = 3 (tρ = 1),
+    refused up front with the weight named; η_c = 0.2 (η̃_{1,4} = 1.2) runs.
+    """
+    from fcocheck.solvers.errors import InvalidStepSizeError
+    from fcocheck.solvers.generators import generate
+
+    p = generate("robust-penalized")
+    for name in ("feddualavg", "feddualavg-osp"):
+        with pytest.raises(InvalidStepSizeError, match="t = 3.0"):
+            run(name, p, {"eta_c": 0.5, "eta_s": 0.5, "local_steps": 4}, rounds=2, reference=False)
+        t = run(name, p, {"eta_c": 0.2, "eta_s": 0.5, "local_steps": 4}, rounds=2, reference=False)
+        assert t.status == "completed"

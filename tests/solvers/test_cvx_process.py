@@ -8,8 +8,10 @@ Each case runs in a fresh interpreter: the child is forked only from a process w
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 
 SCRIPT = r"""
 import json, multiprocessing, sys
@@ -38,10 +40,22 @@ if case == "same":
     out.update(same_w=bool(np.array_equal(a.cvx.w, b.cvx.w)), same_obj=a.objective == b.objective,
                notes=[r.get("note", "") for r in a.solvers])
 elif case == "child-fails":
-    cvx_process._child = lambda conn, problem, solver: conn.send(("failed", "MemoryError: planted"))
+    cvx_process._child = lambda conn, *rest: conn.send(("failed", "MemoryError: planted"))
     a = reference_solve(p)
     b = reference_solve(p)
     out.update(same_w=bool(np.array_equal(a.cvx.w, b.cvx.w)), notes=[r.get("note", "") for r in a.solvers])
+elif case == "killed":  # the parent dies outright while its child waits for the Gram form
+    import os, signal
+    pending = solve.Pending(p, "CLARABEL")
+    print(json.dumps({"child": pending.proc.pid} if pending.proc else {}), flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+elif case == "daemon":  # a pool worker may not fork: the solve stays in the worker
+    def work(_):
+        cvx_process._USED.clear()
+        return bool(cvx_process.worth_a_child(p)), reference_solve(p).objective
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        forked, objective = pool.map(work, [0])[0]
+    out.update(forked_in_worker=forked, same_obj=objective == reference_solve(p).objective)
 elif case == "interrupt":
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
@@ -55,9 +69,35 @@ print(json.dumps(out))
 """
 
 
-def _run(case: str) -> dict:
-    done = subprocess.run([sys.executable, "-c", SCRIPT, case], capture_output=True, text=True, check=True)
+def _run(case: str, check: bool = True) -> dict:
+    done = subprocess.run([sys.executable, "-c", SCRIPT, case], capture_output=True, text=True, check=check)
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as f:  # a zombie waiting for init to reap it is gone too
+        return f.read().split(") ")[-1][0] != "Z"
+
+
+def test_a_parent_killed_outright_takes_its_child_with_it():
+    """The kernel kills the child (PR_SET_PDEATHSIG); waited for up to a minute, not timed."""
+    out = _run("killed", check=False)
+    if "child" not in out:  # no child on this machine (one core, or no fork): nothing can be left
+        return
+    for _ in range(600):
+        if not _alive(out["child"]):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"the child {out['child']} outlived its killed parent by a minute")
+
+
+def test_a_pool_worker_solves_in_process():
+    out = _run("daemon")
+    assert out["forked_in_worker"] is False and out["same_obj"], out
 
 
 def test_the_child_s_answer_is_the_in_process_answer():

@@ -25,7 +25,9 @@ from fcocheck.solvers.generators import generate
 
 T0, SHRINK, TOL, LEAD = 60, 1e-7, 1e-6, 1e-4
 RATE = {"heavy-ball": hb.linear_rate, "nesterov": nag.linear_rate}
-#: (α·L, β): over- and under-damped slow modes, β = 0 (gradient descent), a large step (α = 1.6/L)
+#: (α·L, β): β = 0 (gradient descent), momentum up to 0.5, a large step (α = 1.6/L); in each the slow
+#: mode is real (its roots distinct), which the ratio of steps resolves — an oscillating slow mode (complex
+#: roots of equal modulus) is not measured by this rule and is not among the cases
 CASES = [(0.5, 0.3), (1.6, 0.1), (1.0, 0.0), (1.0, 0.3), (0.5, 0.5)]
 
 

@@ -217,3 +217,34 @@ def test_a_diverging_run_is_compared_on_the_rounds_the_engine_ran(monkeypatch):
     monkeypatch.setattr(cards, "reference", lambda *a: np.vstack([real(*a), real(*a)[-1:]]))
     small = cards.PathCase(Case(spec, {"eta_l": 0.01, "eta_g": 1.0, "local_steps": 3}), True, "round")
     assert cards.written("scaffold", small).outcome == "fails"
+
+
+@pytest.mark.parametrize("steps", ["round", "step"])
+def test_an_engine_that_blows_up_alone_fails(monkeypatch, steps):
+    """Power: the engine's SCAFFOLD pass returns NaN (the written-out card does not): the engine stops the
+    run as diverged in round 1, and the written-out card's finite round 1 says it should not have."""
+    from fcocheck.solvers.algorithms import control
+    from fcocheck.solvers.card import card as card_module
+    from fcocheck.verify.cases import InstanceSpec
+    from fcocheck.verify.invariants import cards
+    from fcocheck.verify.strategies import Case
+
+    def nan_pass(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        local = control.corrected_local(*args, **kwargs)
+        return local._replace(final=local.final * np.nan)
+
+    monkeypatch.setattr(card_module, "corrected_local", nan_pass)
+    spec = InstanceSpec("general", 2, 2, 3, 0.5, "zero", 0.0, 0)
+    case = cards.PathCase(Case(spec, {"eta_l": 0.01, "eta_g": 1.0, "local_steps": 2}), False, steps)
+    ev = cards.written("scaffold", case)
+    assert ev.outcome == "fails" and "finite" in ev.detail, ev.detail
+
+
+def test_pieces_that_do_not_fit_are_refused():
+    from fcocheck.solvers.card import Add, Controls, Corrected, DualAdd, DualStep, Gradient
+    from fcocheck.solvers.errors import InvalidAlgorithmError
+
+    for client, apply, memory in ((DualStep(), Add(), None), (Gradient(), DualAdd(), None),
+                                  (Corrected(), Add(), None), (Gradient(), Add(), Controls())):
+        with pytest.raises(InvalidAlgorithmError, match="the rule is"):
+            dataclasses.replace(FEDAVGM, name="misfit", client=client, apply=apply, memory=memory)

@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from fcocheck.solvers import algorithms
 from fcocheck.solvers.composite import composite_map
 from fcocheck.solvers.engine import run
+from fcocheck.solvers.engine.run import EXPLOSION_FACTOR
 from fcocheck.solvers.kernels import BLOCK
 from fcocheck.solvers.smoothness import client_smoothness_max, sample_smoothness
 from fcocheck.verify.cases import InstanceSpec, build
@@ -163,8 +164,15 @@ def written(name: str, pc: PathCase) -> Evidence:
     ref = reference(card, p, hp, ROUNDS)
     got, stopped = t["server_w"], ""
     if t.status == "diverged" and got.shape[0] < ref.shape[0]:
-        # the engine's explosion guard stopped the run (the reference has none): compare what both ran
-        stopped = f"; the engine stopped the run as diverged after {got.shape[0] - 1} rounds: those compared"
+        # the engine's explosion guard stopped the run (the reference has none): the reference must blow up
+        # at that round too, by the engine's own rule; then the rounds both ran are compared
+        nxt, bound = ref[got.shape[0]], EXPLOSION_FACTOR * max(1.0, float(np.linalg.norm(ref[0])))
+        if np.all(np.isfinite(nxt)) and np.linalg.norm(nxt) <= bound:
+            detail = (f"{name}: the engine stopped the run as diverged at round {got.shape[0]}, where "
+                      f"the card written out has a finite ‖w‖ = {np.linalg.norm(nxt):.3e}; {pc.describe()}")
+            return Evidence(f"written-{name}", FAILS, float("inf"), IDENTITY_TOL, detail)
+        stopped = (f"; the engine stopped the run as diverged after {got.shape[0] - 1} rounds (so does "
+                   "the card written out): those compared")
         ref = ref[: got.shape[0]]
     if got.shape != ref.shape:
         return Evidence(f"written-{name}", FAILS, float("inf"), IDENTITY_TOL,
@@ -172,10 +180,10 @@ def written(name: str, pc: PathCase) -> Evidence:
                         f"{ROUNDS}; {pc.describe()}")
     resid = relative(got - ref, ref)
     logged = ""
-    if pc.steps == "round":  # the fast schedules' logs against the step-by-step schedule's recomputation
+    if pc.steps == "round" and "w_hat" in t.meta:  # the fast schedules' logs against the step-by-step one's
         s = run(name, p, hp, rounds=ROUNDS, oracle="exact", seed=0, record="step", reference=False)
         pairs = [(t.arrays[k], s.arrays[k]) for k in ("discrepancy", "w_hat") if k in t.arrays]
-        pairs.append((np.asarray(t.meta["w_hat"]), np.asarray(s.meta["w_hat"])))
+        pairs.append((np.asarray(t.meta["w_hat"]), np.asarray(s.meta.get("w_hat", np.nan))))
         log_resid = max(relative(a - b, b) for a, b in pairs)
         logged = f"; logged ŵ and discrepancy against the recorded schedule's {log_resid:.2e}"
         resid = max(resid, log_resid)
