@@ -328,15 +328,16 @@ class Card:
         local = corrected_local(env, kern, rng, state.w, corr, weights, K, getattr(hp, step.eta), batch)
         C_new = memory.update(C, state.server[None, :], state.w, local.final, hp)
         delta = weights @ (local.final - state.w)
-        w_next, states = self.server_step(state.w, delta, state.chain, hp, EnvOps(env))
+        ops = EnvOps(env) if self.apply.uses_h or self.apply.prox_cost else None  # w + u needs no maps
+        w_next, states = self.server_step(state.w, delta, state.chain, hp, ops)
         control = memory.server(state.server, p.weights[clients] @ (C_new - C))
         controls = state.c.copy()
         controls[clients] = C_new
         # counted where the calls are made: K·b queries on |S| clients; the model and the memory's
         # vectors each way
-        S, vectors = len(clients), 1 + memory.floats
-        calls = Counts(grad=S * K * batch, prox_server=self.apply.prox_cost, floats_up=vectors * S * p.dim,
-                       floats_down=vectors * S * p.dim)
+        S, vectors, dim = len(clients), 1 + memory.floats, p.dim
+        calls = Counts(grad=S * K * batch, prox_server=self.apply.prox_cost, floats_up=vectors * S * dim,
+                       floats_down=vectors * S * dim)
         log = RoundLog.primal(w_next, calls, discrepancy=local.discrepancy,
                               extra={memory.extra_key: memory.residual(controls, control, p.weights)})
         return MemoryCardState(w_next, controls, control, state.r + 1, states), log
