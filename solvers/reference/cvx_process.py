@@ -122,8 +122,14 @@ class Pending:
                     self.conn.send(("gram", gram.g, gram.c0))  # D + 1 floats: never waits on the child
                 else:
                     self.conn.send(("none",))
-            except OSError as exc:
+            except OSError as exc:  # the child has gone: keep the reason it sent, if it sent one
                 self.note = f"the child could not be reached ({exc})"
+                try:
+                    if self.conn.poll():
+                        kind, value = self.conn.recv()
+                        self.note = value if kind == "failed" else self.note
+                except (EOFError, OSError):
+                    pass
                 self.close()
 
     def result(self) -> CvxResult:
