@@ -146,7 +146,8 @@ def pytest_pycollect_makeitem(collector: Any, name: str, obj: Any) -> list[pytes
             if algorithms.CARDS.get(entry.name) is not entry:
                 algorithms.register_card(entry)
             for key, inv in INVARIANTS.items():
-                own = key.startswith(f"{entry.name}=") or key.endswith(entry.name)
+                # its own items: NAME=TARGET and KIND-NAME (a reduction A=B between two listed cards is A's)
+                own = key.startswith(f"{entry.name}=") or key.endswith(f"-{entry.name}")
                 if entry.name in inv.algorithms and own:
                     items.append(CardItem.from_parent(collector, name=f"fcocheck[{key}]", invariant=inv,
                                                       budget=budget))

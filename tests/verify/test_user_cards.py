@@ -130,3 +130,21 @@ def test_a_user_claim_is_a_section_of_the_report_with_its_figure(tmp_path, capsy
     assert "worst case over the class (PEP)" in md
     assert re.search(r"size \d+(\.\d+)?%; power y ∝ bound\^0.5", md)
     assert (out / "figures" / "rep-ok-rate.png").stat().st_size > 0
+
+
+def test_a_reduction_between_two_listed_cards_is_one_item(pytester):
+    """Two user cards pinned to each other: each reduction A=B is collected once, under A (it was
+    collected again under B, with the same item id)."""
+    pytester.makepyfile(test_pair='''
+import dataclasses
+from fcocheck.solvers.card import Reduction
+from fcocheck.solvers.methods.fedavgm import CARD
+
+A = dataclasses.replace(CARD, name="pair-a", reduces_to=(Reduction("pair-b"),))
+B = dataclasses.replace(CARD, name="pair-b", reduces_to=(Reduction("pair-a"),))
+fcocheck_cards = [A, B]
+''')
+    result = pytester.runpytest_subprocess("-p", "no:xdist", "-p", "no:cacheprovider", "--collect-only", "-q")
+    ids = [line for line in result.outlines if "fcocheck[" in line]
+    assert len(ids) == len(set(ids)) and any("pair-a=pair-b" in i for i in ids), ids
+    assert sum("pair-a=pair-b" in i for i in ids) == 1 and sum("pair-b=pair-a" in i for i in ids) == 1, ids

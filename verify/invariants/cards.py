@@ -300,9 +300,10 @@ def reduced(name: str, red: Any, case: Case) -> Evidence:
     q = p if red.psi_scale == 1.0 else dataclasses.replace(
         p, regularizer=dataclasses.replace(p.regularizer, lam=red.psi_scale * p.regularizer.lam))
     b = run(red.target, q, target_hp(red, hp), rounds=ROUNDS, reference=False, **kw)
+    ran = dataclasses.replace(case, **{k: v for k, v in red.run.items() if k in ("oracle", "participation")})
     return same_iterates(f"{name}={red.target}", a, b,
                          f"{name} with {dict(red.when)} against {red.target} ({red.where or 'reduction'}); "
-                         f"{case.describe()}")
+                         f"{ran.describe()}")  # the oracle and participation the reduction ran with
 
 
 @st.composite
