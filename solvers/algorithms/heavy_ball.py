@@ -67,18 +67,32 @@ def heavy_ball_round(state: HeavyBallState, hp: HeavyBallHyper, env: Env, rng: n
         B. T. Polyak, Some methods of speeding up the convergence of iteration methods (1964), eq. (9).
 
     """
-    kern = env.kernel.subset(clients)
-    W = np.repeat(state.w[None, :], kern.size, axis=0)
-    g = client_weights(env.problem, clients) @ env.oracle.grads(kern, W, rng)
+    g = mean_gradient(state.w, env, rng, clients)
     w_next = state.w - hp.eta * g + hp.beta * (state.w - state.prev)
+    return HeavyBallState(w_next, state.w, state.r + 1), step_log(w_next, env, clients)
+
+
+def mean_gradient(w: Array, env: Env, rng: np.random.Generator, clients: Array) -> Array:
+    """The mean gradient Σ_{m∈S} p̃_m ∇f(w; ξ^m): one query per sampled client at the common point w."""
+    kern = env.kernel.subset(clients)
+    W = np.repeat(w[None, :], kern.size, axis=0)
+    return client_weights(env.problem, clients) @ env.oracle.grads(kern, W, rng)
+
+
+def step_log(w: Array, env: Env, clients: Array) -> RoundLog:
+    """The log of one centralised step: |S| gradients, the point down and a gradient up per client."""
     S, dim = len(clients), env.problem.dim
-    log = RoundLog.primal(w_next, Counts(grad=S, floats_up=S * dim, floats_down=S * dim))
-    return HeavyBallState(w_next, state.w, state.r + 1), log
+    return RoundLog.primal(w, Counts(grad=S, floats_up=S * dim, floats_down=S * dim))
 
 
 def companion_radius(a: float, b: float) -> float:
     """The largest |z| with z² = a z + b: the rate of the scalar recursion e_{t+1} = a e_t + b e_{t−1}."""
     return float(np.max(np.abs(np.roots([1.0, -a, -b]))))
+
+
+def companion(hp: HeavyBallHyper, lam: float) -> tuple[float, float]:
+    """(a, b) of e_{t+1} = a e_t + b e_{t−1} along an eigenvalue λ of H: (1 + β − αλ, −β)."""
+    return 1 + hp.beta - hp.eta * lam, -hp.beta
 
 
 def linear_rate(hp: HeavyBallHyper, eigenvalues: Sequence[float]) -> float:
@@ -87,4 +101,4 @@ def linear_rate(hp: HeavyBallHyper, eigenvalues: Sequence[float]) -> float:
     On F(x) = ½ xᵀHx − bᵀx each eigen-direction of H follows e_{t+1} = (1 + β − αλ) e_t − β e_{t−1}, so
     ‖x_t − x*‖ (and ‖x_{t+1} − x_t‖) shrinks by this factor per step once the slowest mode dominates.
     """
-    return max(companion_radius(1 + hp.beta - hp.eta * lam, -hp.beta) for lam in eigenvalues)
+    return max(companion_radius(*companion(hp, lam)) for lam in eigenvalues)

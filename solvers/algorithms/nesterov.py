@@ -11,9 +11,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from fcocheck.solvers.algorithms.base import Counts, Env, RoundLog
-from fcocheck.solvers.algorithms.heavy_ball import HeavyBallHyper, companion_radius
-from fcocheck.solvers.algorithms.primitives import client_weights
+from fcocheck.solvers.algorithms.base import Env, RoundLog
+from fcocheck.solvers.algorithms.heavy_ball import HeavyBallHyper, companion_radius, mean_gradient, step_log
 
 Array = np.ndarray
 
@@ -52,17 +51,16 @@ def nesterov_round(state: NesterovState, hp: HeavyBallHyper, env: Env, rng: np.r
         scheme (2.2.19).
 
     """
-    kern = env.kernel.subset(clients)
-    Y = np.repeat(state.w[None, :], kern.size, axis=0)
-    g = client_weights(env.problem, clients) @ env.oracle.grads(kern, Y, rng)
-    x_next = state.w - hp.eta * g
+    x_next = state.w - hp.eta * mean_gradient(state.w, env, rng, clients)
     y_next = x_next + hp.beta * (x_next - state.x)
-    S, dim = len(clients), env.problem.dim
-    log = RoundLog.primal(y_next, Counts(grad=S, floats_up=S * dim, floats_down=S * dim))
-    return NesterovState(y_next, x_next, state.r + 1), log
+    return NesterovState(y_next, x_next, state.r + 1), step_log(y_next, env, clients)
+
+
+def companion(hp: HeavyBallHyper, lam: float) -> tuple[float, float]:
+    """(a, b) of y_{t+1} = a y_t + b y_{t−1} along an eigenvalue λ of H: ((1 + β)(1 − αλ), −β(1 − αλ))."""
+    return (1 + hp.beta) * (1 - hp.eta * lam), -hp.beta * (1 - hp.eta * lam)
 
 
 def linear_rate(hp: HeavyBallHyper, eigenvalues: Sequence[float]) -> float:
     """max_λ of the largest root modulus of z² − (1 + β)(1 − αλ) z + β(1 − αλ) (quadratic F, exact ∇)."""
-    return max(companion_radius((1 + hp.beta) * (1 - hp.eta * lam), -hp.beta * (1 - hp.eta * lam))
-               for lam in eigenvalues)
+    return max(companion_radius(*companion(hp, lam)) for lam in eigenvalues)

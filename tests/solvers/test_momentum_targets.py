@@ -25,6 +25,7 @@ from fcocheck.solvers.generators import generate
 
 T0, SHRINK, TOL, LEAD = 60, 1e-7, 1e-6, 1e-4
 RATE = {"heavy-ball": hb.linear_rate, "nesterov": nag.linear_rate}
+COMPANION = {"heavy-ball": hb.companion, "nesterov": nag.companion}
 #: (α·L, β): β = 0 (gradient descent), momentum up to 0.5, a large step (α = 1.6/L); in each the slow
 #: mode is real (its roots distinct), which the ratio of steps resolves — an oscillating slow mode (complex
 #: roots of equal modulus) is not measured by this rule and is not among the cases
@@ -52,10 +53,7 @@ def lead(name: str, hp, eigenvalues) -> float:
     """(ρ₂/ρ₁)^t₀: how far the next-slowest mode still weighs at t₀ (module docstring)."""
     roots = []
     for lam in eigenvalues:
-        if name == "heavy-ball":
-            a, b = 1 + hp.beta - hp.eta * lam, -hp.beta
-        else:
-            a, b = (1 + hp.beta) * (1 - hp.eta * lam), -hp.beta * (1 - hp.eta * lam)
+        a, b = COMPANION[name](hp, lam)
         roots.extend(np.roots([1.0, -a, -b]))
     mods = sorted(set(np.round(np.abs(roots), 12)), reverse=True)
     return 0.0 if len(mods) == 1 else float((mods[1] / mods[0]) ** T0)
