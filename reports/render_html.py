@@ -2,7 +2,8 @@
 
 CSS inline, PNG figures embedded as data URIs (the PNG and SVG files are linked beside them), and
 the theorems' statements and conditions as MathML, which browsers render natively: no script,
-no font or network access.  Machine-readable hooks: every experiment's verdict box carries
+no font or network access.  Beside it, ``gallery/``: one page per theorem (``render_gallery``).
+Machine-readable hooks: every experiment's verdict box carries
 ``data-experiment`` and ``data-status``, every figure ``data-figure`` (its PNG path).
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from markupsafe import Markup
 
@@ -50,11 +52,28 @@ FOOTER = ("machine", "libraries", "sweeps", "jobs", "store", "store_code_version
 
 
 def render_html(r: Report, out: Path) -> Path:
-    """Write ``out/index.html``."""
+    """Write ``out/index.html`` and the gallery (``render_gallery``)."""
     env = environment(autoescape=True)
     env.filters["mathml"] = lambda latex: Markup(mathml(latex))  # noqa: S704 - converter output
     p = r.provenance
     page = env.get_template("report.html.j2").render(
-        **view(r, out, embed=True), css=CSS,
+        **view(r, out, embed=True), css=CSS, up="",
         footer_json=json.dumps({k: p[k] for k in FOOTER if k in p}, indent=1, ensure_ascii=False))
+    render_gallery(env, view(r, out, embed=False), Writer(out))
     return Writer(out).write_text("index.html", page)
+
+
+def render_gallery(env: Any, v: dict[str, Any], w: Writer) -> None:
+    """``gallery/NAME.html``, one page per theorem, and ``gallery/index.html`` listing them.
+
+    A page holds the theorem's statement, each experiment's verdict with its rule's measured size and
+    power, its figure, and the worst cases of its bound (the tightness studies of that theorem); the
+    figures are the report's own files (``../figures``), so a page costs no second copy of them.
+    """
+    worst_of = {t["name"]: [x for x in v["tightness"] if x["theorem"] == t["name"]] for t in v["theorems"]}
+    common = {"css": CSS, "up": "../", "mode": v["mode"], "seed": v["seed"], "generated": v["generated"]}
+    for t in v["theorems"]:
+        w.write_text(f"gallery/{t['page']}", env.get_template("claim.html.j2").render(
+            t=t, worst_cases=worst_of[t["name"]], **common))
+    w.write_text("gallery/index.html", env.get_template("gallery.html.j2").render(
+        theorems=v["theorems"], worst_of=worst_of, **common))

@@ -17,12 +17,15 @@ from fcocheck.rates.catalog import THEOREMS
 from fcocheck.reports.glossary import STATUSES, TERMS
 from fcocheck.reports.model import Report
 from fcocheck.reports.text import BIBLIOGRAPHY, readable, shorten
-from fcocheck.solvers.files import is_counterexample_link
+from fcocheck.solvers.files import is_counterexample_link, plain_name
 
 EVIDENCE_CHARS = 220
 
 
 def _number(v: Any) -> str:
+    """A table cell: 4 significant digits, and a dash for what was not measured."""
+    if v is None:
+        return "—"
     return f"{v:.4g}" if isinstance(v, float) else readable(v)
 
 
@@ -71,6 +74,7 @@ def _theorem(out: Path, t: Any, embed: bool) -> dict[str, Any]:
         )
     return {
         "name": t.name,
+        "page": plain_name(t.name) + ".html",
         "title": readable(t.title),
         "citation": readable(t.citation),
         "status": t.status,

@@ -184,3 +184,118 @@ def test_every_internal_link_lands_on_an_anchor_and_the_contents_list_every_theo
         assert "<dt>" in html and f"**{term}**" in md
     assert html.count("<dt>") == len(TERMS)
     assert html.count('title="open the full-size figure"') == len(re.findall(r"<figure ", html))
+
+
+def _browser():
+    """The probe module; without Chromium the browser tests skip, except where they are required (CI)."""
+    import os
+
+    from tests.reports import browser
+
+    if browser.BROWSER is None:
+        if os.environ.get("FCOCHECK_REQUIRE_BROWSER"):
+            pytest.fail("FCOCHECK_REQUIRE_BROWSER is set and no Chromium is on PATH "
+                        "(apt-get install chromium)")
+        pytest.skip("no Chromium on PATH: the browser tests need it (.ci/run installs it)")
+    return browser
+
+
+def test_the_report_lays_out_in_a_real_browser(report):
+    """Headless Chromium at 1400 px: every statement is MathML with a box and no error, every figure
+    decoded at a readable width, every legend inside its figure, no horizontal scrolling."""
+    browser = _browser()
+    r = report / "r"
+    svgs = sorted((r / "figures").glob("*.svg"))
+    seen = browser.probe(r / "index.html", svgs)
+    assert seen["math"] == [] and seen["images"] == [] and seen["legends"] == [], seen
+    assert seen["overflow"] == 0, seen
+    n_theorems = len(json.loads((r / "report.json").read_text())["theorems"])
+    counts = seen["counts"]
+    assert counts["math"] >= n_theorems and counts["images"] == len(svgs) == counts["svgs"] > 0
+    assert counts["legends"] >= counts["svgs"]  # every figure has a legend, and each was measured
+    for page in sorted((r / "gallery").glob("*.html")):  # the gallery's pages load the report's figures
+        seen = browser.probe(page)
+        assert seen["math"] == seen["images"] == [] and seen["overflow"] == 0, (page.name, seen)
+
+
+def test_every_theorem_statement_renders_as_mathml_in_a_real_browser(tmp_path):
+    """All the catalog's statements, tuned forms and conditions (the test report holds four theorems)."""
+    from fcocheck.rates.catalog import THEOREMS
+    from fcocheck.reports.text import mathml
+
+    browser = _browser()
+    items = []
+    for t in THEOREMS.values():
+        latex = t.latex()
+        items += [latex["bound"], latex.get("tuned") or "", *t.conditions]
+    items = [x for x in items if x]
+    page = tmp_path / "statements.html"
+    page.write_text("<!doctype html><html><body>" + "".join(f"<p>{mathml(x)}</p>" for x in items)
+                    + "</body></html>", encoding="utf-8")
+    seen = browser.probe(page)
+    assert seen["counts"]["math"] == len(items) >= 2 * len(THEOREMS)
+    assert seen["math"] == [], seen["math"]
+
+
+def test_the_browser_probe_flags_what_a_reader_would_see_wrong(tmp_path):
+    """The probe's power: a garbled statement, a thumbnail figure, a legend outside its figure and a
+    page wider than the window are each flagged; a set's braces and a small native image are legal."""
+    import base64
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    browser = _browser()
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([1, 2], [1, 2], label="a line")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.3, 1.0))  # drawn past the figure's right edge
+    fig.savefig(tmp_path / "outside.svg")
+    ax.legend(loc="upper left")
+    fig.savefig(tmp_path / "inside.svg")
+    fig.savefig(tmp_path / "fig.png", dpi=200)
+    plt.close(fig)
+    png = base64.b64encode((tmp_path / "fig.png").read_bytes()).decode()
+    from fcocheck.reports.text import mathml
+
+    def page(name: str, body: str) -> Path:
+        p = tmp_path / name
+        p.write_text(f"<!doctype html><html><body>{body}</body></html>", encoding="utf-8")
+        return p
+
+    legal = mathml(r"\min\{a, b\} \le x_1^2")
+    good = page("good.html", f"<p>{legal}</p>"
+                f'<figure><img alt="ok" src="data:image/png;base64,{png}" style="width:800px"></figure>')
+    seen = browser.probe(good, [tmp_path / "inside.svg"])
+    assert seen["math"] == seen["images"] == seen["legends"] == [] and seen["overflow"] == 0, seen
+    bad = page("bad.html", r"<p><math><mi>\frac</mi><mo>{</mo><mo>}</mo></math></p>"
+               r"<p><math><merror><mtext>x</mtext></merror></math></p><p><math><mi>x_1^{2}</mi></math></p>"
+               f'<figure><img alt="thumb" src="data:image/png;base64,{png}" style="width:300px"></figure>'
+               '<div style="width:3000px">wide</div>')
+    seen = browser.probe(bad, [tmp_path / "outside.svg"])
+    assert [m["why"] for m in seen["math"]] == ["LaTeX left in the text", "merror", "LaTeX left in the text"]
+    assert [i["why"] for i in seen["images"]] == ["shown 300 px wide"], seen["images"]
+    assert [g["legend"] for g in seen["legends"]] == ["legend_1"] and seen["overflow"] > 0, seen
+
+
+def test_the_gallery_has_one_page_per_theorem_with_the_reports_verdicts(report):
+    """gallery/NAME.html per theorem: its verdicts are the report's, its figures and links resolve."""
+    r = report / "r"
+    data = json.loads((r / "report.json").read_text())
+    index = (r / "gallery" / "index.html").read_text(encoding="utf-8")
+    assert len(data["theorems"]) == len(list((r / "gallery").glob("*.html"))) - 1
+    for t in data["theorems"]:
+        page_file = r / "gallery" / f"{t['name']}.html"
+        assert f'href="{t["name"]}.html"' in index
+        page = Page()
+        page.feed(page_file.read_text(encoding="utf-8"))
+        page.close()
+        assert not page.errors and page.stack == [], (t["name"], page.errors)
+        assert page.verdicts == t["experiments"]  # the same verdicts as the report's
+        for link in page.links + page.images:
+            target = link.split("#", 1)[0]
+            assert target and (page_file.parent / target).is_file(), (t["name"], link)
+        for name in data["tightness"]:  # its worst cases (named THEOREM or THEOREM/METHOD), no other's
+            shown = f'data-tightness="{name}"' in page_file.read_text(encoding="utf-8")
+            assert shown == (name.split("/")[0] == t["name"]), (t["name"], name)
