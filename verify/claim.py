@@ -35,7 +35,7 @@ on ``PYTHONPATH``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -64,12 +64,15 @@ class Claim:
     Attributes:
         name: the claim's name (a pytest item, a line of ``validate``).
         method: a registry name, or a method card (registered when the claim is judged).
-        bound: the bound as a sympy expression in the swept symbol (``R`` for rounds, else the name) and
-            the hyper-parameters; constants are free (≲).
+        bound: the bound, a sympy expression (or its text) in the swept symbol (``R`` for rounds, ``K`` for
+            local steps, else the name), the hyper-parameters, ``constants`` and the instance's own
+            constants (``INSTANCE``); its constant factor is free (≲).
         along: (what is swept, its values): ``rounds``, a hyper-parameter or a generator parameter
             (``problem.NAME``).
         problem: (generator, parameters): the class whose instances are drawn, one per seed.
-        hp: the method's hyper-parameters (the swept one is set at each point).
+        hp: the method's hyper-parameters (the swept one is set at each point): numbers, or expressions in
+            the same names as ``bound`` (a step tuned to R and to each instance's B, say).  An expression
+            may be given as a function returning one, built when the claim is judged.
         measure: the trace metric (last round).
         rounds: R when ``along`` is not rounds.
         oracle: the gradient oracle.
@@ -77,12 +80,21 @@ class Claim:
         direction: ``grows`` (the claim is about the swept value growing) or ``shrinks`` (going to 0).
         source: where the claim is stated (a paper, a note).
         worst: also judge the bound against the worst case over the class, where it applies.
+        constants: the class's stated constants (L, σ, ζ …), by their names in ``bound``; they take
+            precedence over the instance's measured ones.
+        repeats: runs per instance and point, each with its own oracle noise seed (a noisy oracle: each
+            instance's noise is their spread).
+        reference_tol: the certificate each instance's reference optimum is solved to (the default
+            solver's when None): a measured floor must sit far above it.
+        full: what the full design changes (``fcocheck validate --full``), e.g. more seeds, a longer sweep.
+        theorem: the catalog theorem the claim belongs to (a paper's claim), or empty (a user's).
+        label: how the report names the bound (its text when empty).
 
     """
 
     name: str
     method: Any
-    bound: str
+    bound: Any
     along: tuple[str, Sequence[float]]
     problem: tuple[str, Mapping[str, Any]] = ("quadratics", {})
     hp: Mapping[str, Any] = field(default_factory=dict)
@@ -93,15 +105,59 @@ class Claim:
     direction: str = "grows"
     source: str = ""
     worst: bool = True
+    constants: Mapping[str, float] = field(default_factory=dict)
+    repeats: int = 1
+    reference_tol: float | None = None
+    full: Mapping[str, Any] = field(default_factory=dict)
+    theorem: str = ""
+    label: str = ""
 
     def symbols(self) -> dict[str, Any]:
-        """The bound as a sympy function of the swept value and the hyper-parameters."""
+        """The bound as a sympy expression, the swept symbol and its name."""
         import sympy as sp
 
         what = self.along[0]
         name = SYMBOL.get(what, what.removeprefix("problem."))
-        expr = sp.sympify(self.bound)
-        return {"expr": expr, "swept": sp.Symbol(name), "name": name}
+        return {"expr": _expr(self.bound, self.name), "swept": sp.Symbol(name), "name": name}
+
+    def design(self, quick: bool) -> Claim:
+        """The claim at the quick design, or with ``full``'s changes."""
+        return self if quick or not self.full else replace(self, **dict(self.full), full={})
+
+    def bound_text(self) -> str:
+        """How the report names the bound."""
+        return self.label or str(self.bound)
+
+
+#: constants measured on each drawn instance when ``bound`` or an ``hp`` expression names them (a stated
+#: constant of the same name wins): the clients M, and B = D_h(w*, w₀), L, G, μ of
+#: ``solvers.constants.compute_constants``
+INSTANCE = ("M", "B", "L", "G", "mu")
+
+
+#: names sympy's parser would read as its own objects (ζ, β, Γ functions; E, I, N, O, Q, S constants and
+#: helpers): in a claim they are symbols
+PLAIN_NAMES = ("zeta", "beta", "gamma", "E", "I", "N", "O", "Q", "S")
+
+
+def _expr(x: Any, claim: str = "") -> Any:
+    """A sympy expression from an expression, its text, or a function returning one (built when judged)."""
+    import sympy as sp
+
+    if callable(x) and not isinstance(x, sp.Basic):
+        x = x()
+    if isinstance(x, sp.Basic):
+        return x
+    try:
+        return sp.sympify(str(x), locals={n: sp.Symbol(n) for n in PLAIN_NAMES})
+    except (sp.SympifyError, SyntaxError, TypeError) as exc:
+        raise InvalidClaimError(f"claim {claim!r}: expression {str(x)!r} does not parse "
+                                f"({type(exc).__name__}); the rule is a sympy expression in the claim's "
+                                "names") from exc
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, int | float | np.integer | np.floating) and not isinstance(x, bool)
 
 
 def _check(c: Claim) -> None:
@@ -112,66 +168,133 @@ def _check(c: Claim) -> None:
     values = list(c.along[1])
     if len(values) < 4 or any(not np.isfinite(v) or v <= 0 for v in values):
         raise InvalidClaimError(f"claim {c.name!r}: along {c.along!r}; the rule is ≥ 4 positive values")
+    if not (isinstance(c.repeats, int) and c.repeats >= 1):
+        raise InvalidClaimError(f"claim {c.name!r}: repeats = {c.repeats!r}; the rule is an integer ≥ 1")
+    if c.reference_tol is not None and not (_is_number(c.reference_tol) and 0 < c.reference_tol < 1):
+        raise InvalidClaimError(f"claim {c.name!r}: reference_tol = {c.reference_tol!r}; the rule is in "
+                                "(0, 1)")
+
+
+def _names(c: Claim) -> set[str]:
+    """Every name the bound and the hp expressions use."""
+    out = {str(s) for s in c.symbols()["expr"].free_symbols}
+    for v in c.hp.values():
+        if not _is_number(v):
+            out |= {str(s) for s in _expr(v, c.name).free_symbols}
+    return out
+
+
+def _evaluate(c: Claim, what: str, expr: Any, ctx: Mapping[str, float]) -> float:
+    """``expr`` at the names of ``ctx``; a name it lacks is a clean error naming the rule."""
+    e = _expr(expr, c.name)
+    free = {str(s) for s in e.free_symbols} - set(ctx)
+    if free:
+        raise InvalidClaimError(
+            f"claim {c.name!r}: {what} {str(expr)!r} has free symbols {sorted(free)}; the rule is "
+            f"{c.symbols()['name']}, the method's hyper-parameters, the stated constants and the instance's "
+            f"{list(INSTANCE)}")
+    return float(e.subs({s: ctx[str(s)] for s in e.free_symbols}))
+
+
+def point(c: Claim, v: float, instance: Mapping[str, float]) -> tuple[dict[str, Any], int, dict[str, float]]:
+    """The hyper-parameters, rounds and named values at swept value ``v`` on one instance.
+
+    Names: the instance's measured constants, then the stated ``constants``, the numeric hp (``K`` for
+    ``local_steps``), ``R`` (the rounds) and the swept value; then each hp expression, evaluated in them.
+    """
+    what = c.along[0]
+    ctx: dict[str, float] = {**instance, **c.constants}
+    hp = {k: x for k, x in c.hp.items() if _is_number(x)}
+    rounds = c.rounds
+    if what == "rounds":
+        rounds = int(v)
+    elif not what.startswith("problem."):
+        hp[what] = v
+    # the numbers as given (integers stay integers: sympy then evaluates exactly before the one rounding)
+    ctx.update(hp)
+    if "local_steps" in hp:
+        ctx["K"] = hp["local_steps"]
+    ctx["R"] = rounds
+    ctx[c.symbols()["name"]] = v
+    for k, x in c.hp.items():
+        if not _is_number(x) and k != what:
+            hp[k] = ctx[k] = _evaluate(c, f"hp {k!r}", x, ctx)
+    return {**{k: hp[k] for k in c.hp if k in hp}, **hp}, rounds, ctx
 
 
 def bound_values(c: Claim) -> np.ndarray:
-    """The bound at every point of the sweep (every free constant 1)."""
+    """The bound at every point of the sweep (every free constant 1; no instance constants)."""
     return evaluate_bound(c, c.along[1])
 
 
 def evaluate_bound(c: Claim, values: Sequence[float]) -> np.ndarray:
-    """The bound at ``values`` of the swept name (every free constant 1)."""
-    s = c.symbols()
-    expr, swept = s["expr"], s["swept"]
-    subs = {sym: c.hp[str(sym)] for sym in expr.free_symbols if str(sym) in c.hp and sym != swept}
-    free = expr.free_symbols - set(subs) - {swept}
-    if free:
-        raise InvalidClaimError(f"claim {c.name!r}: bound {c.bound!r} has free symbols "
-                                f"{sorted(map(str, free))}; the rule is {s['name']} and the method's "
-                                "hyper-parameters")
-    out = np.array([float(expr.subs({**subs, swept: v})) for v in values])
-    if not np.all(np.isfinite(out) & (out > 0)):
-        raise InvalidClaimError(f"claim {c.name!r}: bound {c.bound!r} is not positive and finite on the "
-                                "sweep")
+    """The bound at ``values`` of the swept name (a bound without the instance's constants)."""
+    return _positive(c, np.array([_evaluate(c, "bound", c.bound, point(c, v, {})[2]) for v in values]))
+
+
+def _positive(c: Claim, b: np.ndarray) -> np.ndarray:
+    if not np.all(np.isfinite(b) & (b > 0)):
+        raise InvalidClaimError(f"claim {c.name!r}: bound {c.bound_text()!r} is not positive and finite on "
+                                "the sweep")
+    return b
+
+
+def _instance_constants(c: Claim, p: Any, ref: Any) -> dict[str, float]:
+    """The instance's constants that the claim names and does not state (``INSTANCE``)."""
+    need = (_names(c) & set(INSTANCE)) - set(c.constants)
+    out: dict[str, float] = {"M": int(p.M)} if "M" in need else {}
+    if need - {"M"}:
+        from fcocheck.solvers.constants import compute_constants
+
+        k = compute_constants(p, ref.w)
+        for name in need - {"M"}:
+            value = getattr(k, name)
+            if value is None:
+                raise InvalidClaimError(f"claim {c.name!r}: the instance's {name} is not computable for "
+                                        f"{p.name}; the rule is to state it in constants")
+            out[name] = float(value)
     return out
 
 
-def measure(c: Claim) -> tuple[np.ndarray, np.ndarray, float]:
-    """The measurement, its resolution and the class's B.
+def noise_seeds(c: Claim, instance_seed: int) -> list[int]:
+    """The oracle seeds of one instance's runs: its own seed, or 1000·seed + k for repetition k."""
+    return [instance_seed] if c.repeats == 1 else [1000 * instance_seed + k for k in range(c.repeats)]
 
-    The measurement and its resolution (module docstring) are instances (seeds) × sweep points; B is the
-    largest ½‖w₀ − w*‖² over the instances (the class's initial condition).
+
+def measure(c: Claim, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """The measurement, its resolution, the bound and the class's B.
+
+    Instances are drawn with seeds ``seed, seed + 1, …`` (the study seed reaches the instance); the
+    measurement is instances × repetitions × sweep points, its resolution and the bound (each instance's
+    own constants) instances × points; B is the largest ½‖w₀ − w*‖² over the instances (the class's
+    initial condition, for the worst case).  Every run goes through ``verify.experiments.base.runs``,
+    so a report stores it in its run tables.
     """
-    from fcocheck.solvers.engine import run
-    from fcocheck.solvers.generators import generate
-    from fcocheck.solvers.reference import reference_solve
     from fcocheck.solvers.reference.certificate import RESOLVED
+    from fcocheck.verify.experiments.base import runs
+    from fcocheck.verify.experiments.instances import drawn
 
     what, values = c.along
     gen, params = c.problem
-    G, floor = np.empty((c.seeds, len(values))), np.zeros((c.seeds, len(values)))
+    S, P = c.seeds, len(values)
+    G, floor, bound = np.empty((S, c.repeats, P)), np.zeros((S, P)), np.empty((S, P))
     B = 0.0
-    for i in range(c.seeds):
-        p = generate(gen, seed=i, **params) if not what.startswith("problem.") else None
-        ref = reference_solve(p) if p is not None else None
+    for i in range(S):
+        s = seed + i
+        fixed = None if what.startswith("problem.") else drawn(gen, s, c.reference_tol, **params)
         for j, v in enumerate(values):
-            hp, rounds, q, r = dict(c.hp), c.rounds, p, ref
-            if what == "rounds":
-                rounds = int(v)
-            elif what.startswith("problem."):
-                q = generate(gen, seed=i, **{**params, what.removeprefix("problem."): v})
-                r = reference_solve(q)
-            else:
-                hp[what] = v
-            t = run(method_name(c), q, hp, rounds=rounds, oracle=c.oracle, seed=i, reference=r)
-            if c.measure not in t.arrays:
-                raise InvalidClaimError(f"claim {c.name!r}: measure {c.measure!r}; the rule is a trace "
-                                        f"metric {sorted(t.arrays)}")
-            G[i, j] = float(t[c.measure][-1])
+            q, r = fixed or drawn(gen, s, c.reference_tol, **{**params, what.removeprefix("problem."): v})
+            hp, rounds, ctx = point(c, v, _instance_constants(c, q, r))
+            bound[i, j] = _evaluate(c, "bound", c.bound, ctx)
+            for k, t in enumerate(runs(method_name(c), q, hp, rounds, c.oracle, noise_seeds(c, s), r)):
+                if c.measure not in t.arrays:
+                    raise InvalidClaimError(f"claim {c.name!r}: measure {c.measure!r}; the rule is a trace "
+                                            f"metric {sorted(t.arrays)}")
+                G[i, k, j] = float(t[c.measure][-1])
             if c.measure in GAP_METRICS:
                 floor[i, j] = RESOLVED * r.certificate.value
             B = max(B, 0.5 * float(np.sum((q.zero() - r.w) ** 2)))
-    return G, floor, B
+    return G, floor, _positive(c, bound), B
 
 
 def method_name(c: Claim) -> str:
@@ -186,14 +309,15 @@ def method_name(c: Claim) -> str:
     return str(c.method)
 
 
-def judge(c: Claim, seed: int = 0) -> tuple[list[Verdict], dict[str, Any]]:
-    """The claim's verdicts and what was measured.
+def judge(c: Claim, seed: int = 0, quick: bool = True) -> tuple[list[Verdict], dict[str, Any]]:
+    """The claim's verdicts and what was measured (at its quick design, or its full one).
 
     The verdicts: on the drawn instances (with size and power), then against the class's worst case
     where it applies; ``rates.verdict.combine`` of them is the claim's status.
     """
     from fcocheck.verify.claim_worst import worst_case
 
+    c = c.design(quick)
     v, measured, B = judge_measured(c, seed)
     if not c.worst:
         return [v], measured
@@ -203,17 +327,36 @@ def judge(c: Claim, seed: int = 0) -> tuple[list[Verdict], dict[str, Any]]:
 
 
 def judge_measured(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any], float]:
-    """The verdict on the drawn instances, what was measured, and the class's B."""
+    """The verdict on the drawn instances, what was measured, and the class's B.
+
+    A bound without the instance's constants and one run per point: every instance is judged against
+    the same bound, pooled (``rates.oc.bounded_ratio`` with the instances' two-way noise).  A bound with
+    them, or repetitions: each instance against its own bound with its own noise, on the points it
+    resolves, with 1/S of the false-alarm budget (``verify.experiments.judge.bound_instances``).
+    """
+    from fcocheck.verify.experiments.judge import bound_instances
+
     _check(c)
-    b = bound_values(c)
-    G, floor, B = measure(c)
+    if not (_names(c) & set(INSTANCE)) - set(c.constants):
+        bound_values(c)  # a bound that cannot be evaluated fails before any run
+    G3, floor, b, B = measure(c, seed)
+    G = G3.mean(axis=1)
     x = np.asarray(c.along[1], dtype=float)
     if c.direction == "shrinks":
         x = 1.0 / x
     order = np.argsort(x)
     name = c.symbols()["name"]
-    measured = {"along": list(c.along[1]), "bound": b.tolist(), "mean": G.mean(axis=0).tolist(),
-                "instances": G.tolist(), "resolution": floor.tolist()}
+    common = bool(np.all(b == b[:1])) and c.repeats == 1
+    measured = {"along": list(c.along[1]), "bound": (b[0] if common else b).tolist(),
+                "mean": G.mean(axis=0).tolist(), "instances": G.tolist(), "resolution": floor.tolist(),
+                "seeds": [seed + i for i in range(c.seeds)]}
+    if c.repeats > 1:
+        measured["repetitions"] = G3.tolist()
+    if not common:
+        Y = G3 if c.repeats > 1 else G
+        v = bound_instances(x[order], b[:, order], Y[..., order], seed=seed, label=name,
+                            floor=floor[:, order])
+        return v, measured, B
     kept = resolved_prefix(G[:, order], floor[:, order])
     if kept < len(order):
         measured["unresolved_from"] = float(c.along[1][order[kept]])
@@ -225,7 +368,7 @@ def judge_measured(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any], fl
         return Verdict(INCONCLUSIVE, "resolution", reason, {}), measured, B
     order = order[:kept]
     # one row per instance: the rule averages log ratios (each instance's constant cancels from a slope)
-    v = bounded_ratio(x[order], b[order], G[:, order], seed=seed, label=name,
+    v = bounded_ratio(x[order], b[0, order], G[:, order], seed=seed, label=name,
                       noise=instance_noise(G[:, order]))
     return v, measured, B
 
@@ -233,16 +376,26 @@ def judge_measured(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any], fl
 def plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any]:
     """The report's figure of a judged claim.
 
-    Every instance's measurement (median and band), the bound with constants 1, and the bound scaled by
-    the smallest constant covering every instance.
+    One bound for every instance: every instance's measurement (median and band), the bound with
+    constants 1, and the bound scaled by the smallest constant covering every instance.  A bound per
+    instance: each run's ratio to its instance's bound (median and band), against 1.
     """
     from fcocheck.verify.experiments.base import plot_spec, slope_series
 
-    ratios = np.array(measured["instances"]) / np.array(measured["bound"])
-    series = slope_series(method_name(c), c.along[1], measured["instances"], bound=measured["bound"])
+    bound = np.array(measured["bound"])
     label = MEASURE_LABEL.get(c.measure, c.measure)
+    along = c.along[1]
+    if bound.ndim == 2:
+        Y = np.array(measured.get("repetitions", measured["instances"]))
+        ratios = (Y / (bound[:, None, :] if Y.ndim == 3 else bound)).reshape(-1, len(along))
+        series = slope_series(f"{method_name(c)} (ratio to each instance's bound)", along, ratios,
+                              bound=[1.0] * len(along))
+        return plot_spec("bound", c.symbols()["name"], f"{label} / its bound", [series],
+                         C=float(np.nanmax(ratios)))
+    ratios = np.array(measured["instances"]) / bound
+    series = slope_series(method_name(c), along, measured["instances"], bound=measured["bound"])
     return plot_spec("bound", c.symbols()["name"], label, [series], C=float(np.nanmax(ratios)),
-                     bound_name=f"the claimed bound {c.bound}", bound_label=c.bound)
+                     bound_name=f"the claimed bound {c.bound_text()}", bound_label=c.bound_text())
 
 
 #: the public name (``fcocheck.judge_claim``)

@@ -83,6 +83,13 @@ def pep_specs(c: Any, B: float) -> list[Any] | str:
         return cls
     if METHODS[name].smooth_only and cls["psi"] != "zero":
         return f"{name} has no step for ψ and the class has λ > 0 (the rule: lam = 0 for a ψ-free method)"
+    from fcocheck.verify.claim import INSTANCE, _is_number, _names
+
+    tuned = sorted(k for k, v in c.hp.items() if not _is_number(v))
+    if tuned:
+        return f"hyper-parameters {tuned} are expressions (set per instance); the PEP needs numbers"
+    if (_names(c) & set(INSTANCE)) - set(c.constants):
+        return "the bound names the instance's own constants; the worst case is over the class (state them)"
     hp = dict(c.hp)
     K = int(hp.pop("local_steps", 1))
     eta, eta_s = float(hp.pop("eta_c", 0.1)), float(hp.pop("eta_s", 1.0))

@@ -74,6 +74,11 @@ def test_the_resolved_prefix(G, floor, kept):
     ({"bound": "1/R + D"}, "free symbols ['D']"),
     ({"bound": "1 - R"}, "not positive and finite"),
     ({"measure": "nonsense"}, "the rule is a trace metric"),
+    ({"hp": {"eta_c": "1/(4*L*Q)", "local_steps": 2}}, "hp 'eta_c' '1/(4*L*Q)' has free symbols ['Q']"),
+    ({"bound": "zeta**2/R + S"}, "free symbols ['S', 'zeta']"),  # sympy's ζ function and S: plain names
+    ({"bound": "1/R +"}, "does not parse"),
+    ({"repeats": 0}, "an integer ≥ 1"),
+    ({"reference_tol": 2.0}, "the rule is in (0, 1)"),
 ])
 def test_a_claim_that_cannot_be_judged_is_a_clean_error(change, rule):
     base = {"name": "bad", "method": "feddualavg", "bound": "1/R", "along": ("rounds", [4, 8, 16, 32]),
@@ -125,6 +130,8 @@ def test_the_worst_case_over_the_class_judges_the_same_bound(bound, status):
     ({"problem": ("quadratics", {"mu": 0.5, "lam": 0.01})}, "no step for ψ"),
     ({"oracle": "minibatch:2"}, "exact gradients"),
     ({"hp": {"eta_c": 0.2, "local_steps": 5, "beta": 0.5}}, "at most 2 rounds"),
+    ({"hp": {"eta_c": "1/(4*L*sqrt(R))", "local_steps": 2, "beta": 0.5}}, "expressions (set per instance)"),
+    ({"bound": "B/R"}, "the instance's own constants"),
     ({"method": "one-shot"}, "no PEP form"),
 ])
 def test_the_worst_case_does_not_apply_and_says_why(change, reason):
@@ -134,3 +141,69 @@ def test_the_worst_case_does_not_apply_and_says_why(change, reason):
                  "problem": STRONG, "hp": MOMENTUM, **change})
     out = pep_specs(c, 1.0)
     assert isinstance(out, str) and reason in out, out
+
+
+# ---- the papers' claims as data (verify/paper_claims): a tuned step, a bound per instance ----
+
+
+def test_the_study_seed_reaches_the_instance_and_fixes_its_bits():
+    """Seeds s, s + 1, … draw the instances: another study seed measures other instances, the same seed the
+    same bits."""
+    c = Claim("seeded", method="feddualavg", bound="1/R", along=("rounds", [10, 20, 40, 80]),
+              problem=("quadratics", {"mu": 0.5, "zeta": 1.0, "d": 10}), hp=HP, worst=False)
+    _, a, _ = judge_measured(c, seed=0)
+    _, b, _ = judge_measured(c, seed=0)
+    _, other, _ = judge_measured(c, seed=3)
+    assert a["seeds"] == [0, 1, 2] and other["seeds"] == [3, 4, 5]
+    assert a["instances"] == b["instances"]
+    assert not np.intersect1d(np.array(a["instances"]).ravel(), np.array(other["instances"]).ravel()).size
+
+
+def _tuned_4_2(bound_factor: str):
+    """FCO Thm 4.2's claim with its bound multiplied by ``bound_factor`` (an expression in R)."""
+    import dataclasses
+
+    import sympy as sp
+
+    from fcocheck.verify.paper_claims import fco_4_2_rounds
+
+    base = fco_4_2_rounds.CLAIM
+    return dataclasses.replace(base, bound=lambda: fco_4_2_rounds.tuned_rate() * sp.sympify(bound_factor))
+
+
+@pytest.mark.parametrize("factor,status", [
+    ("1", "consistent"),  # the theorem's own tuned rate (4.3), each instance on its own step and bound
+    ("R**(3/10)", "inconclusive"),  # a looser bound: never rejected, and too loose to have power
+    ("R**(-1/2)", "inconsistent"),  # a bound falling √R faster than the runs can: the ratio grows
+])
+def test_a_tuned_claim_judged_per_instance_on_its_own_bound(factor, status):
+    """The paper claim's step is an expression in each instance's measured G, L, B and in R; so is its
+    bound, so each instance is judged against its own (judge.bound_instances), with size and power."""
+    v, measured, _ = judge_measured(_tuned_4_2(factor))
+    assert v.status == status, v.reason
+    bound = np.array(measured["bound"])
+    assert bound.shape == (3, 7) and not np.allclose(bound[0], bound[1])  # each instance its own constants
+    if status == "consistent":
+        assert v.evidence["oc"]["size"] <= 0.01 and min(v.evidence["oc"]["power"].values()) >= 0.95
+    if status == "inconclusive":  # y ∝ bound^0.8 of a bound ∝ R^-0.2 differs by R^0.04: no window resolves it
+        assert v.reason.startswith("no power") and "bound^0.8" in v.reason
+
+
+def test_the_papers_claims_are_data_on_the_users_path():
+    """Each file of verify/paper_claims declares one Claim of a catalog theorem; validate runs it through
+    the same experiment wrapper as a user's claim; a user's claim cannot take a paper's theorem or name."""
+    import dataclasses
+
+    from fcocheck.rates.catalog import THEOREMS
+    from fcocheck.verify.experiments import EXPERIMENTS, register_claim
+    from fcocheck.verify.paper_claims import CLAIMS
+
+    assert len(CLAIMS) >= 2
+    for c in CLAIMS:
+        assert c.theorem in THEOREMS and c.name in THEOREMS[c.theorem].experiments
+        assert EXPERIMENTS[c.name].theorem == c.theorem and c.seeds >= 3 and c.full
+        assert c.design(False).seeds > c.seeds and c.design(True) is c
+    with pytest.raises(InvalidClaimError, match="built-in study's name"):
+        register_claim(dataclasses.replace(CLAIMS[0], theorem=""))
+    with pytest.raises(InvalidClaimError, match="the rule is empty for a user's claim"):
+        register_claim(dataclasses.replace(CLAIMS[0], name="mine"))

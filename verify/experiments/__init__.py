@@ -4,8 +4,35 @@ from __future__ import annotations
 
 import dataclasses
 
+from fcocheck.verify import paper_claims
 from fcocheck.verify.experiments import fco, others, statements
 from fcocheck.verify.experiments.base import Experiment, Result
+
+USER_CLAIM = "user claim"
+
+
+def claim_experiment(claim) -> Experiment:  # noqa: ANN001 - a verify.claim.Claim
+    """A claim (a paper's, ``verify.paper_claims``, or a user's) as an experiment ``validate`` runs by name.
+
+    Its result: the claim's verdicts (on the drawn instances, then the worst case where it applies), what
+    was measured and its figure; its design line says what was drawn and judged.
+    """
+    from fcocheck.verify.claim import judge, method_name, plot
+
+    def body(quick: bool, seed: int) -> Result:
+        c = claim.design(quick)
+        verdicts, measured = judge(c, seed)
+        measured["plot"] = plot(c, measured)
+        noise = f", {c.oracle} ({c.repeats} noise seeds each)" if c.oracle != "exact" else ", exact gradients"
+        stated = ", ".join(f"{k} = {v:g}" for k, v in c.constants.items())
+        design = (f"{method_name(c)} on {c.seeds} {c.problem[0]} instances (seeds {measured['seeds']})"
+                  f"{noise}{'; stated ' + stated if stated else ''}; {c.measure} ≲ {c.bound_text()} along "
+                  f"{c.along[0]} = {list(c.along[1])}")
+        notes = [claim.source] if claim.source else []
+        return Result(claim.name, claim.theorem or USER_CLAIM, design, measured, verdicts, notes=notes)
+
+    return Experiment(claim.name, claim.theorem or USER_CLAIM, f"{claim.measure} ≲ {claim.bound_text()}",
+                      body, sweeps=claim.along[0])
 
 
 def _any_convex(problem, ref) -> str | None:  # noqa: ANN001
@@ -38,13 +65,7 @@ _ALL = (
     Experiment("fco-4.3-floor-zeta", "fco-4.3", "steady state vs ζ (≲ η_c²LK²ζ²)", fco.floor_zeta),
     Experiment("fco-4.3-floor-K", "fco-4.3", "steady state vs K (≲ η_c²LK²ζ²)", fco.floor_K),
     Experiment("fco-4.3-variance-M", "fco-4.3", "steady state ∝ η_c σ²/M at ζ = 0", fco.variance_M),
-    Experiment("fco-4.3-tuned-R", "fco-4.3", "Φ(ŵ) − Φ* vs R at the tuned η_c, rate (4.4)", fco.tuned_R),
-    Experiment(
-        "fco-4.2-rounds",
-        "fco-4.2",
-        "bounded-gradient instance, Φ(ŵ) − Φ* vs R, rate (4.3)",
-        fco.thm_4_2_rounds,
-    ),
+    *(claim_experiment(c) for c in paper_claims.CLAIMS),
     Experiment(
         "fco-4.1-minibatch",
         "fco-4.1",
@@ -104,25 +125,16 @@ _ALL = tuple(dataclasses.replace(e, sweeps=_SWEEPS.get(e.name, "")) for e in _AL
 EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in _ALL}
 
 
-USER_CLAIM = "user claim"
-
-
 def register_claim(claim) -> Experiment:  # noqa: ANN001 - a verify.claim.Claim
     """A user's claim as an experiment: ``validate`` and the report run it by name, like the papers'."""
-    from fcocheck.verify.claim import InvalidClaimError, judge, method_name, plot
+    from fcocheck.verify.claim import InvalidClaimError
 
     if claim.name in EXPERIMENTS and EXPERIMENTS[claim.name].theorem != USER_CLAIM:
         raise InvalidClaimError(f"claim {claim.name!r} is a built-in study's name; the rule is a new name")
-
-    def body(quick: bool, seed: int, instance: tuple | None = None) -> Result:
-        verdicts, measured = judge(claim, seed)
-        measured["plot"] = plot(claim, measured)
-        design = (f"{method_name(claim)} on {claim.problem[0]} instances (one per seed, {claim.seeds}), "
-                  f"{claim.measure} ≲ {claim.bound} along {claim.along[0]} = {list(claim.along[1])}")
-        notes = [claim.source] if claim.source else []
-        return Result(claim.name, USER_CLAIM, design, measured, verdicts, notes=notes)
-
-    exp = Experiment(claim.name, USER_CLAIM, f"{claim.measure} ≲ {claim.bound}", body, sweeps=claim.along[0])
+    if claim.theorem:
+        raise InvalidClaimError(f"claim {claim.name!r}: theorem {claim.theorem!r}; the rule is empty for a "
+                                "user's claim (a catalog theorem's claims are the papers')")
+    exp = claim_experiment(claim)
     EXPERIMENTS[claim.name] = exp
     return exp
 
