@@ -158,6 +158,13 @@ def print_tightness(out: dict[str, Any]) -> None:
             f"{worst:>11} {_f(r['ratio'], 8)} {_f(r.get('measured'), 10)} "
             f"{_f(r.get('measured_over_worst'), 10)} {_f(chet, 7)} {r['solver']:<20} {r['seconds']:>5.1f}"
         )
+    for term, c in out.get("term_constants", {}).items():
+        at = c["at"]
+        print(f"  constant of the {term} term, sup over R: {c['sup']:.4g} at K = {at['K']}, "
+              f"η_c = {at['eta_c']:.3g}, R = {at['R']}"
+              + (" (attained at the grid's last R: still rising, a lower estimate)"
+                                  if c["rising"] else "") + "; per K, η_c: "
+              + ", ".join(f"{g['sup']:.3g} (K {g['K']}, η_c {g['eta_c']:.3g})" for g in c["groups"]))
     for key, v in out["verdicts"].items():
         print(f"  {key}: {v['status'].upper()} — {v['rule']}: {v['reason']}")
     print(f"{out['name']}: {out['status']}")

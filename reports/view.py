@@ -139,11 +139,6 @@ def _tightness(out: Path, b: Any, embed: bool) -> dict[str, Any]:
     res = b.result
     tv = res["verdicts"]["tightness"]["evidence"]
     rows = res["rows"]
-    het = [
-        r.get("c_" + str(res.get("het_term")))
-        for r in rows
-        if r.get("c_" + str(res.get("het_term"))) is not None
-    ]
     meas = [r["measured_over_worst"] for r in rows if r.get("measured_over_worst") is not None]
     table = [
         {
@@ -168,7 +163,7 @@ def _tightness(out: Path, b: Any, embed: bool) -> dict[str, Any]:
         "relation": res["relation"],
         "terms": ", ".join(res["terms"]),
         "c_max": _number(tv.get("c_max")),
-        "c_het": f"{min(het):.3g}–{max(het):.3g}" if het else "—",
+        "c_het": term_constants_text(rows, res["terms"]),
         "measured_max": _number(max(meas)) if meas else "—",
         "verdicts": [
             {
@@ -184,6 +179,19 @@ def _tightness(out: Path, b: Any, embed: bool) -> dict[str, Any]:
         "columns": list(table[0]) if table else [],
         "figure": _figure(out, b.figure, b.caption, embed),
     }
+
+
+def term_constants_text(rows: list[dict[str, Any]], terms: list[str]) -> str:
+    """Each term's own constant, sup over R, where attained (``rates.worstcase.tightness.term_constants``)."""
+    from fcocheck.rates.worstcase.tightness import term_constants
+
+    parts = []
+    for term, c in term_constants(rows, terms).items():
+        at = c["at"]
+        where = f"K = {at['K']}, η_c = {_number(float(at['eta_c']))}, R = {at['R']}"
+        rising = "; still rising at the grid’s last R" if c["rising"] else ""
+        parts.append(f"{term} {c['sup']:.3g} ({where}{rising})")
+    return "; ".join(parts) or "—"
 
 
 def view(r: Report, out: Path, embed: bool) -> dict[str, Any]:

@@ -377,7 +377,12 @@ def judge(p: Plan, results: dict[str, dict[str, Any]], quick: bool = True) -> di
     """The tightness payload of a computed plan: rows, verdicts, status."""
     from fcocheck.rates import catalog
     from fcocheck.rates.verdict import combine, known_disagreement
-    from fcocheck.rates.worstcase.tightness import soundness_verdict, tightness_rows, tightness_verdict
+    from fcocheck.rates.worstcase.tightness import (
+        soundness_verdict,
+        term_constants,
+        tightness_rows,
+        tightness_verdict,
+    )
 
     target = p.target
     theorem = catalog.get(target.theorem)
@@ -405,6 +410,7 @@ def judge(p: Plan, results: dict[str, dict[str, Any]], quick: bool = True) -> di
         "notes": list(target.notes),
         "known": target.known,
         "rows": rows,
+        "term_constants": term_constants(rows, target.terms),
         "verdicts": {k: v.as_dict() for k, v in verdicts.items()},
         "quick": quick,
     }

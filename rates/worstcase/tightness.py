@@ -90,6 +90,37 @@ def tightness_rows(
     return rows
 
 
+def term_constants(rows: list[dict[str, Any]], terms: tuple[str, ...] | list[str]) -> dict[str, dict]:
+    """Each term's own constant, sup over R: c_term = (its share of the worst case) / term.
+
+    With the heterogeneity switch (``worst0`` solved at ζ = 0), the optimisation term's constant is
+    W(ζ = 0)/term and the heterogeneity term's (W − W(ζ = 0))/term (``tightness_rows``).  For each group
+    of the grid (K, η_c, η_s) the sup over its R, where it is attained, and whether that is the group's
+    last R (``rising``: the sup may lie beyond the grid, the value is a lower estimate); the term's
+    constant is the largest over the groups.  A term without a measured share is absent.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for term in terms:
+        key = "c_" + term
+        groups: dict[tuple, list[dict[str, Any]]] = {}
+        for r in rows:
+            if r.get(key) is not None and np.isfinite(r[key]):
+                groups.setdefault((r["K"], r["eta_c"], r["eta_s"]), []).append(r)
+        if not groups:
+            continue
+        per = []
+        for (K, eta, eta_s), rs in sorted(groups.items()):
+            rs = sorted(rs, key=lambda r: r["R"])
+            best = max(rs, key=lambda r: r[key])
+            per.append({"K": K, "eta_c": eta, "eta_s": eta_s, "sup": float(best[key]), "R": best["R"],
+                        "R_max": rs[-1]["R"], "rising": best["R"] == rs[-1]["R"] and len(rs) > 1})
+        top = max(per, key=lambda g: g["sup"])
+        out[term] = {"sup": top["sup"], "at": {k: top[k] for k in ("K", "eta_c", "eta_s", "R")},
+                     "rising": any(g["rising"] and g["sup"] >= top["sup"] * (1 - 1e-9) for g in per),
+                     "groups": per}
+    return out
+
+
 def slopes_of(x: Any, y: Any) -> np.ndarray:
     """Successive slopes of log y in log x."""
     return np.diff(np.log(np.asarray(y, dtype=float))) / np.diff(np.log(np.asarray(x, dtype=float)))
