@@ -52,9 +52,17 @@ class InvalidClaimError(FcocheckError):
 #: metrics measured against the reference optimum Φ*, resolved only above its certificate
 GAP_METRICS = ("gap", "gap_avg")
 #: how the report labels a measure
-MEASURE_LABEL = {"gap_avg": "Φ(ŵ) − Φ*", "gap": "Φ(w_R) − Φ*", "prox_grad_norm": "‖G_η(w_R)‖"}
+MEASURE_LABEL = {"gap_avg": "Φ(ŵ) − Φ*", "gap": "Φ(w_R) − Φ*", "prox_grad_norm": "‖G_η(w_R)‖",
+                 "discrepancy_steps": "discrepancy (last local step)"}
 #: the swept name as the bound writes it
 SYMBOL = {"rounds": "R", "local_steps": "K", "eta_c": "eta_c"}
+#: how a verdict's reason writes a swept name
+READABLE = {"eta_c": "η_c", "eta_s": "η_s", "eta_l": "η_l", "eta_g": "η_g", "zeta": "ζ", "sigma": "σ",
+            "mu": "μ", "beta": "β", "lambda": "λ"}
+#: a claim's senses: an upper bound, a law (``Claim.sense``)
+UPPER, LAW = "≲", "Θ"
+#: what of a metric's curve a claim measures (``Claim.statistic``)
+STATISTICS = ("last", "mean", "last_step_mean")
 
 
 @dataclass(frozen=True)
@@ -89,6 +97,12 @@ class Claim:
         full: what the full design changes (``fcocheck validate --full``), e.g. more seeds, a longer sweep.
         theorem: the catalog theorem the claim belongs to (a paper's claim), or empty (a user's).
         label: how the report names the bound (its text when empty).
+        sense: ``≲`` (an upper bound: the ratio measured/bound must not keep growing along the sweep) or
+            ``Θ`` (a law: measured ∝ bound along the sweep — the log–log slope must equal the bound's
+            exponent in the swept name, which must be a number).
+        statistic: what of the metric's curve is measured: ``last`` (its last round), ``mean`` (its
+            mean over the rounds), ``last_step_mean`` (a per-local-step metric's last step, averaged
+            over the rounds; the runs then record every step).
 
     """
 
@@ -111,6 +125,8 @@ class Claim:
     full: Mapping[str, Any] = field(default_factory=dict)
     theorem: str = ""
     label: str = ""
+    sense: str = UPPER
+    statistic: str = "last"
 
     def symbols(self) -> dict[str, Any]:
         """The bound as a sympy expression, the swept symbol and its name."""
@@ -126,7 +142,7 @@ class Claim:
 
     def bound_text(self) -> str:
         """How the report names the bound."""
-        return self.label or str(self.bound)
+        return self.label or str(_expr(self.bound, self.name))
 
 
 #: constants measured on each drawn instance when ``bound`` or an ``hp`` expression names them (a stated
@@ -170,6 +186,11 @@ def _check(c: Claim) -> None:
         raise InvalidClaimError(f"claim {c.name!r}: along {c.along!r}; the rule is ≥ 4 positive values")
     if not (isinstance(c.repeats, int) and c.repeats >= 1):
         raise InvalidClaimError(f"claim {c.name!r}: repeats = {c.repeats!r}; the rule is an integer ≥ 1")
+    if c.sense not in (UPPER, LAW):
+        raise InvalidClaimError(f"claim {c.name!r}: sense {c.sense!r}; the rule is {UPPER} | {LAW}")
+    if c.statistic not in STATISTICS:
+        raise InvalidClaimError(f"claim {c.name!r}: statistic {c.statistic!r}; the rule is one of "
+                                f"{STATISTICS}")
     if c.reference_tol is not None and not (_is_number(c.reference_tol) and 0 < c.reference_tol < 1):
         raise InvalidClaimError(f"claim {c.name!r}: reference_tol = {c.reference_tol!r}; the rule is in "
                                 "(0, 1)")
@@ -256,6 +277,16 @@ def _instance_constants(c: Claim, p: Any, ref: Any) -> dict[str, float]:
     return out
 
 
+def statistic(c: Claim, curve: np.ndarray) -> float:
+    """The claim's number from one run's curve of its metric (``Claim.statistic``)."""
+    if c.statistic == "last_step_mean":
+        if curve.ndim != 2:
+            raise InvalidClaimError(f"claim {c.name!r}: statistic last_step_mean of {c.measure!r} (shape "
+                                    f"{curve.shape}); the rule is a per-local-step metric (rounds × steps)")
+        return float(np.mean(curve[:, -1]))
+    return float(curve[-1] if c.statistic == "last" else np.mean(curve))
+
+
 def noise_seeds(c: Claim, instance_seed: int) -> list[int]:
     """The oracle seeds of one instance's runs: its own seed, or 1000·seed + k for repetition k."""
     return [instance_seed] if c.repeats == 1 else [1000 * instance_seed + k for k in range(c.repeats)]
@@ -286,11 +317,13 @@ def measure(c: Claim, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray
             q, r = fixed or drawn(gen, s, c.reference_tol, **{**params, what.removeprefix("problem."): v})
             hp, rounds, ctx = point(c, v, _instance_constants(c, q, r))
             bound[i, j] = _evaluate(c, "bound", c.bound, ctx)
-            for k, t in enumerate(runs(method_name(c), q, hp, rounds, c.oracle, noise_seeds(c, s), r)):
+            record = "step" if c.statistic == "last_step_mean" else "round"
+            for k, t in enumerate(runs(method_name(c), q, hp, rounds, c.oracle, noise_seeds(c, s), r,
+                                       record=record)):
                 if c.measure not in t.arrays:
                     raise InvalidClaimError(f"claim {c.name!r}: measure {c.measure!r}; the rule is a trace "
                                             f"metric {sorted(t.arrays)}")
-                G[i, k, j] = float(t[c.measure][-1])
+                G[i, k, j] = statistic(c, np.asarray(t[c.measure], dtype=float))
             if c.measure in GAP_METRICS:
                 floor[i, j] = RESOLVED * r.certificate.value
             B = max(B, 0.5 * float(np.sum((q.zero() - r.w) ** 2)))
@@ -329,10 +362,12 @@ def judge(c: Claim, seed: int = 0, quick: bool = True) -> tuple[list[Verdict], d
 def judge_measured(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any], float]:
     """The verdict on the drawn instances, what was measured, and the class's B.
 
-    A bound without the instance's constants and one run per point: every instance is judged against
-    the same bound, pooled (``rates.oc.bounded_ratio`` with the instances' two-way noise).  A bound with
-    them, or repetitions: each instance against its own bound with its own noise, on the points it
-    resolves, with 1/S of the false-alarm budget (``verify.experiments.judge.bound_instances``).
+    Sense ``Θ``: the log–log slope over the resolved points against the bound's exponent (``_law``).
+    Sense ``≲`` — a bound without the instance's constants and one run per point: every instance is
+    judged against the same bound, pooled (``rates.oc.bounded_ratio`` with the instances' two-way
+    noise).  A bound with them, or repetitions: each instance against its own bound with its own noise,
+    on the points it resolves, with 1/S of the false-alarm budget
+    (``verify.experiments.judge.bound_instances``).
     """
     from fcocheck.verify.experiments.judge import bound_instances
 
@@ -352,7 +387,7 @@ def judge_measured(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any], fl
                 "seeds": [seed + i for i in range(c.seeds)]}
     if c.repeats > 1:
         measured["repetitions"] = G3.tolist()
-    if not common:
+    if not common and c.sense == UPPER:
         Y = G3 if c.repeats > 1 else G
         v = bound_instances(x[order], b[:, order], Y[..., order], seed=seed, label=name,
                             floor=floor[:, order])
@@ -367,10 +402,41 @@ def judge_measured(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any], fl
                   f"{MIN_POINTS} — end the sweep earlier")
         return Verdict(INCONCLUSIVE, "resolution", reason, {}), measured, B
     order = order[:kept]
+    if c.sense == LAW:
+        along = np.asarray(c.along[1], dtype=float)[order]
+        return _law(c, G3[..., order], along, seed, measured), measured, B
     # one row per instance: the rule averages log ratios (each instance's constant cancels from a slope)
     v = bounded_ratio(x[order], b[0, order], G[:, order], seed=seed, label=name,
                       noise=instance_noise(G[:, order]))
     return v, measured, B
+
+
+def law_exponent(c: Claim) -> float:
+    """The bound's exponent in the swept name (``rates.algebra.exponent``): a number, or a clean error."""
+    from fcocheck.rates.algebra import exponent
+
+    s = c.symbols()
+    swept = next((v for v in s["expr"].free_symbols if str(v) == s["name"]), None)
+    e = exponent(s["expr"], swept) if swept is not None else 0
+    if not getattr(e, "is_number", True):
+        raise InvalidClaimError(f"claim {c.name!r}: the exponent of {c.bound_text()!r} in {s['name']} is "
+                                f"{e}; the rule for sense {LAW} is a power of the swept name")
+    return float(e)
+
+
+def _law(c: Claim, G3: np.ndarray, x: np.ndarray, seed: int, measured: dict[str, Any]) -> Verdict:
+    """Measured ∝ bound: the log–log slope along the sweep against the bound's exponent.
+
+    Two-sided, with its violations (``verify.experiments.judge.exponent``); every run is a row
+    (instances and repetitions: the interval takes their spread).
+    """
+    from fcocheck.verify.experiments.judge import exponent as judge_exponent
+
+    p = law_exponent(c)
+    fit, v = judge_exponent(list(x), G3.reshape(-1, G3.shape[-1]), p, "two-sided", seed,
+                            READABLE.get(c.symbols()["name"], c.symbols()["name"]))
+    measured["fit"] = {**fit.as_dict(), "predicted": p}
+    return v
 
 
 def plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any]:
@@ -385,6 +451,13 @@ def plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any]:
     bound = np.array(measured["bound"])
     label = MEASURE_LABEL.get(c.measure, c.measure)
     along = c.along[1]
+    if c.sense == LAW:
+        Y = np.array(measured.get("repetitions", measured["instances"])).reshape(-1, len(along))
+        from fcocheck.rates.fit import SlopeFit
+
+        fit = {k: v for k, v in measured["fit"].items() if k != "predicted"}
+        series = slope_series(method_name(c), along, Y, SlopeFit(**fit), measured["fit"]["predicted"])
+        return plot_spec("slope", c.symbols()["name"], label, [series])
     if bound.ndim == 2:
         Y = np.array(measured.get("repetitions", measured["instances"]))
         ratios = (Y / (bound[:, None, :] if Y.ndim == 3 else bound)).reshape(-1, len(along))

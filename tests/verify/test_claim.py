@@ -79,6 +79,10 @@ def test_the_resolved_prefix(G, floor, kept):
     ({"bound": "1/R +"}, "does not parse"),
     ({"repeats": 0}, "an integer ≥ 1"),
     ({"reference_tol": 2.0}, "the rule is in (0, 1)"),
+    ({"sense": "~"}, "the rule is ≲ | Θ"),
+    ({"statistic": "median"}, "the rule is one of ('last', 'mean', 'last_step_mean')"),
+    ({"statistic": "last_step_mean"}, "the rule is a per-local-step metric"),
+    ({"sense": "Θ", "bound": "exp(-R)"}, "the rule for sense Θ is a power of the swept name"),
 ])
 def test_a_claim_that_cannot_be_judged_is_a_clean_error(change, rule):
     base = {"name": "bad", "method": "feddualavg", "bound": "1/R", "along": ("rounds", [4, 8, 16, 32]),
@@ -198,12 +202,33 @@ def test_the_papers_claims_are_data_on_the_users_path():
     from fcocheck.verify.experiments import EXPERIMENTS, register_claim
     from fcocheck.verify.paper_claims import CLAIMS
 
-    assert len(CLAIMS) >= 2
-    for c in CLAIMS:
+    assert len(CLAIMS) >= 5
+    for c in CLAIMS.values():
         assert c.theorem in THEOREMS and c.name in THEOREMS[c.theorem].experiments
         assert EXPERIMENTS[c.name].theorem == c.theorem and c.seeds >= 3 and c.full
         assert c.design(False).seeds > c.seeds and c.design(True) is c
     with pytest.raises(InvalidClaimError, match="built-in study's name"):
-        register_claim(dataclasses.replace(CLAIMS[0], theorem=""))
+        register_claim(dataclasses.replace(CLAIMS["fco-4.2-rounds"], theorem=""))
     with pytest.raises(InvalidClaimError, match="the rule is empty for a user's claim"):
-        register_claim(dataclasses.replace(CLAIMS[0], name="mine"))
+        register_claim(dataclasses.replace(CLAIMS["fco-4.2-rounds"], name="mine"))
+
+
+@pytest.mark.parametrize("law,status", [
+    ("heterogeneity_term", "consistent"),  # η_c²K²ζ²: exponent 2 in K
+    ("K*eta_c**2*zeta**2", "inconsistent"),  # exponent 1: the noise term's law, on the σ = 0 design
+    ("K**3*eta_c**2*zeta**2", "inconsistent"),  # exponent 3
+])
+def test_a_law_is_judged_by_its_exponent_in_the_swept_name(law, status):
+    """Sense Θ: the log-log slope of the discrepancy in K must equal the bound's exponent in K (Lemma 4.5's
+    heterogeneity term at σ = 0); a claimed exponent 1 or 3 is rejected on the same runs."""
+    import dataclasses
+
+    from fcocheck.verify.paper_claims import fco_lemma_4_5
+
+    base = fco_lemma_4_5.K_HETERO
+    c = base if law == "heterogeneity_term" else dataclasses.replace(base, bound=law)
+    v, measured, _ = judge_measured(c)
+    assert v.status == status, v.reason
+    assert measured["fit"]["predicted"] == {"heterogeneity_term": 2.0, "K*eta_c**2*zeta**2": 1.0}.get(law, 3.0)
+    if status == "consistent":  # its power: the exponent ± 0.5 and a flat curve are rejected at this design
+        assert "rejects K^+1.5, K^+2.5, flat" in v.reason

@@ -11,7 +11,7 @@ from fcocheck.verify.experiments.base import Experiment, Result
 USER_CLAIM = "user claim"
 
 
-def claim_experiment(claim) -> Experiment:  # noqa: ANN001 - a verify.claim.Claim
+def claim_experiment(claim, summary: str = "") -> Experiment:  # noqa: ANN001 - a verify.claim.Claim
     """A claim (a paper's, ``verify.paper_claims``, or a user's) as an experiment ``validate`` runs by name.
 
     Its result: the claim's verdicts (on the drawn instances, then the worst case where it applies), what
@@ -26,13 +26,13 @@ def claim_experiment(claim) -> Experiment:  # noqa: ANN001 - a verify.claim.Clai
         noise = f", {c.oracle} ({c.repeats} noise seeds each)" if c.oracle != "exact" else ", exact gradients"
         stated = ", ".join(f"{k} = {v:g}" for k, v in c.constants.items())
         design = (f"{method_name(c)} on {c.seeds} {c.problem[0]} instances (seeds {measured['seeds']})"
-                  f"{noise}{'; stated ' + stated if stated else ''}; {c.measure} ≲ {c.bound_text()} along "
-                  f"{c.along[0]} = {list(c.along[1])}")
+                  f"{noise}{'; stated ' + stated if stated else ''}; {c.measure} {c.sense} {c.bound_text()} "
+                  f"along {c.along[0]} = {list(c.along[1])}")
         notes = [claim.source] if claim.source else []
         return Result(claim.name, claim.theorem or USER_CLAIM, design, measured, verdicts, notes=notes)
 
-    return Experiment(claim.name, claim.theorem or USER_CLAIM, f"{claim.measure} ≲ {claim.bound_text()}",
-                      body, sweeps=claim.along[0])
+    summary = summary or f"{claim.measure} {claim.sense} {claim.bound_text()}"
+    return Experiment(claim.name, claim.theorem or USER_CLAIM, summary, body, sweeps=claim.along[0])
 
 
 def _any_convex(problem, ref) -> str | None:  # noqa: ANN001
@@ -57,15 +57,15 @@ _ALL = (
         _any_convex,
     ),
     Experiment("fco-lemma-4.4", "fco-lemma-4.4", "Lemma 4.4 with constant 1, slack per run", fco.lemma_4_4),
-    Experiment("fco-lemma-4.5-K-noise", "fco-lemma-4.5", "discrepancy ∝ K at ζ = 0", fco.lemma_4_5_K_noise),
-    Experiment(
-        "fco-lemma-4.5-K-hetero", "fco-lemma-4.5", "discrepancy ∝ K² at σ = 0", fco.lemma_4_5_K_hetero
-    ),
-    Experiment("fco-lemma-4.5-eta", "fco-lemma-4.5", "discrepancy ∝ η_c²", fco.lemma_4_5_eta),
+    claim_experiment(paper_claims.CLAIMS["fco-lemma-4.5-K-noise"], "discrepancy ∝ K at ζ = 0"),
+    claim_experiment(paper_claims.CLAIMS["fco-lemma-4.5-K-hetero"], "discrepancy ∝ K² at σ = 0"),
+    claim_experiment(paper_claims.CLAIMS["fco-lemma-4.5-eta"], "discrepancy ∝ η_c²"),
     Experiment("fco-4.3-floor-zeta", "fco-4.3", "steady state vs ζ (≲ η_c²LK²ζ²)", fco.floor_zeta),
     Experiment("fco-4.3-floor-K", "fco-4.3", "steady state vs K (≲ η_c²LK²ζ²)", fco.floor_K),
     Experiment("fco-4.3-variance-M", "fco-4.3", "steady state ∝ η_c σ²/M at ζ = 0", fco.variance_M),
-    *(claim_experiment(c) for c in paper_claims.CLAIMS),
+    claim_experiment(paper_claims.CLAIMS["fco-4.3-tuned-R"], "Φ(ŵ) − Φ* vs R at the tuned η_c, rate (4.4)"),
+    claim_experiment(paper_claims.CLAIMS["fco-4.2-rounds"],
+                     "bounded-gradient instance, Φ(ŵ) − Φ* vs R, rate (4.3)"),
     Experiment(
         "fco-4.1-minibatch",
         "fco-4.1",

@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 
 from fcocheck.rates import algebra
-from fcocheck.rates.catalog import EQ_4_5, LEMMA_4_4, LEMMA_4_5, THM_4_1, THM_4_3
+from fcocheck.rates.catalog import EQ_4_5, LEMMA_4_4, THM_4_1, THM_4_3
 from fcocheck.rates.fit import loglog_slope
 from fcocheck.rates.symbols import BY_NAME
 from fcocheck.rates.threshold import at_most
@@ -147,70 +147,6 @@ def lemma_4_4(quick: bool, seed: int) -> Result:
         },
         [v],
     )
-
-
-def _lemma_4_5_curve(xs, make_hp, zeta, sigma, seeds, R):
-    """One row per seed: the seed draws the instance (and the noise, when σ > 0)."""
-    Y = np.empty((len(seeds), len(xs)))
-    for i, s in enumerate(seeds):
-        p, ref = quadratics(zeta, lam=0.05, seed=s)
-        for j, x in enumerate(xs):
-            (t,) = runs("feddualavg", p, make_hp(x), R, f"gaussian:{sigma}" if sigma else "exact", [s], ref,
-                        record="step")
-            Y[i, j] = float(np.mean(t["discrepancy_steps"][:, -1]))
-    return Y
-
-
-def _lemma_4_5(name: str, what: str, quick: bool, seed: int) -> Result:
-    seeds = seeds_for(quick, seed, 3, 8)
-    R = 5 if quick else 20
-    if what == "eta":
-        xs = [1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 0.25]  # up to the condition η_c ≤ 1/(4L)
-        Y = _lemma_4_5_curve(xs, lambda e: {"eta_c": e, "local_steps": 4}, 1.0, 1.0, seeds, R)
-        p_exp, design = 2.0, "K=4, ζ=1, σ=1, η_c ∈ 1e-3…1/(4L)"
-    else:
-        xs = [8, 16, 32, 64] if quick else [8, 16, 32, 64, 128]
-        zeta, sigma = (0.0, 1.0) if what == "K-noise" else (1.0, 0.0)
-        Y = _lemma_4_5_curve(xs, lambda k: {"eta_c": 1e-3, "local_steps": k}, zeta, sigma, seeds, R)
-        p_exp = float(
-            algebra.exponent(
-                LEMMA_4_5.term("variance" if what == "K-noise" else "heterogeneity"), BY_NAME["K"]
-            )
-        )
-        design = f"η_c=1e-3, ζ={zeta}, σ={sigma}, K ∈ {xs}"
-    fit, v = judge.exponent(xs, Y, p_exp, "two-sided", seed, "η_c" if what == "eta" else "K")
-    return Result(
-        name,
-        LEMMA_4_5.name,
-        f"FedDualAvg on {len(seeds)} Assumption-2 quadratics (h = ½wᵀQw/‖Q‖; instance seeds {seeds}), "
-        f"{design}, R={R}; discrepancy at the last local step, averaged over rounds",
-        {
-            "x": xs,
-            "discrepancy": Y.mean(0),
-            "plot": plot_spec(
-                "slope",
-                "η_c" if what == "eta" else "K",
-                "discrepancy (last local step)",
-                [slope_series("FedDualAvg", xs, Y, fit, p_exp)],
-            ),
-        },
-        [v],
-    )
-
-
-def lemma_4_5_K_noise(quick: bool, seed: int) -> Result:
-    """Discrepancy ∝ K at ζ = 0 (the η_c²Kσ² term)."""
-    return _lemma_4_5("fco-lemma-4.5-K-noise", "K-noise", quick, seed)
-
-
-def lemma_4_5_K_hetero(quick: bool, seed: int) -> Result:
-    """Discrepancy ∝ K² at σ = 0 (the η_c²K²ζ² term)."""
-    return _lemma_4_5("fco-lemma-4.5-K-hetero", "K-hetero", quick, seed)
-
-
-def lemma_4_5_eta(quick: bool, seed: int) -> Result:
-    """Discrepancy ∝ η_c²."""
-    return _lemma_4_5("fco-lemma-4.5-eta", "eta", quick, seed)
 
 
 #: the certificate of the floors' reference optimum must sit this far below the smallest floor

@@ -4,12 +4,15 @@ A file declares the class the instances are drawn from (generator, stated consta
 method and its hyper-parameters (a tuned step as the theorem's own expression), the bound (the catalog's
 terms), the sweep and its full design.  Nothing in it runs anything: ``verify.claim.judge`` draws the
 instances, runs the sweep through the store, judges the bound per instance with its measured size and
-power, and draws the figure — the same path as a user's claim (``fcocheck_claims``).
+power, and draws the figure — the same path as a user's claim (``fcocheck_claims``).  A law (``Θ``:
+the Lemma 4.5 exponents) is judged by its log–log slope, an upper bound (``≲``: the tuned rates) by its
+ratio along the sweep.
 """
 
 from __future__ import annotations
 
-from fcocheck.verify.paper_claims import fco_4_2_rounds, fco_4_3_tuned_r
+from fcocheck.verify.paper_claims import fco_4_2_rounds, fco_4_3_tuned_r, fco_lemma_4_5
 
-#: in the order ``validate all`` lists them
-CLAIMS = (fco_4_3_tuned_r.CLAIM, fco_4_2_rounds.CLAIM)
+#: by name
+CLAIMS = {c.name: c for c in (fco_lemma_4_5.K_NOISE, fco_lemma_4_5.K_HETERO, fco_lemma_4_5.ETA,
+                              fco_4_3_tuned_r.CLAIM, fco_4_2_rounds.CLAIM)}
