@@ -51,8 +51,12 @@ def _theorems(
         by.setdefault(res["theorem"], []).append(ExperimentBlock(res, stem, caption))
     out = []
     for thm, blocks in by.items():
-        if thm not in THEOREMS:  # users' claims: each states its own bound in its design line
-            out.append(TheoremSection(thm, "your claims", "stated in your plugin module", "", [], blocks))
+        if thm not in THEOREMS:  # users' claims: a section (and a gallery page) each, with its statement
+            for b in blocks:
+                res = b.result
+                cite = "; ".join(res.get("notes", [])) or "stated in your plugin module"
+                out.append(TheoremSection(f"claim-{res['name']}", f"your claim {res['name']}", cite,
+                                          res["measured"].get("statement", ""), [], [b]))
             continue
         t = THEOREMS[thm]
         out.append(TheoremSection(thm, t.title, t.citation, _statement(t), list(t.conditions), blocks))

@@ -162,8 +162,9 @@ def print_tightness(out: dict[str, Any]) -> None:
         at = c["at"]
         print(f"  constant of the {term} term, sup over R: {c['sup']:.4g} at K = {at['K']}, "
               f"η_c = {at['eta_c']:.3g}, R = {at['R']}"
-              + (" (attained at the grid's last R: still rising, a lower estimate)"
-                                  if c["rising"] else "") + "; per K, η_c: "
+              + (" (a lower estimate: a group is still rising at its last R)" if c["rising"] else "")
+              + (f" ({c['skipped']} points without a finite worst case)" if c.get("skipped") else "")
+              + "; per K, η_c: "
               + ", ".join(f"{g['sup']:.3g} (K {g['K']}, η_c {g['eta_c']:.3g})" for g in c["groups"]))
     for key, v in out["verdicts"].items():
         print(f"  {key}: {v['status'].upper()} — {v['rule']}: {v['reason']}")

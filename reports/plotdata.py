@@ -57,7 +57,8 @@ class Figure:
 def _caption(result: dict[str, Any], spec: dict[str, Any]) -> str:
     """What an experiment's figure shows, line by line, in words."""
     kind, seeds = spec["kind"], max((len(s.get("Y", [[0]])) for s in spec["series"]), default=1)
-    spread = f"median over {seeds} seeds with the 10–90% band" if seeds > 1 else "one seed"
+    rows = spec.get("rows", "seeds")
+    spread = f"median over {seeds} {rows} with the 10–90% band" if seeds > 1 else f"one of the {rows}"
     if kind == "slope":
         s = spec["series"][0]
         fit = s.get("fit")

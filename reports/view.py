@@ -57,7 +57,7 @@ def _check(c: dict[str, Any]) -> dict[str, Any]:
 
 def _theorem(out: Path, t: Any, embed: bool) -> dict[str, Any]:
     thm = THEOREMS.get(t.name)
-    latex = thm.latex() if thm is not None else {"bound": ""}
+    latex = thm.latex() if thm is not None else {"bound": t.statement}  # a user's claim: its own
     exps = []
     for b in t.experiments:
         res = b.result
@@ -163,7 +163,7 @@ def _tightness(out: Path, b: Any, embed: bool) -> dict[str, Any]:
         "relation": res["relation"],
         "terms": ", ".join(res["terms"]),
         "c_max": _number(tv.get("c_max")),
-        "c_het": term_constants_text(rows, res["terms"]),
+        "c_terms": term_constants_text(rows, res["terms"]),
         "measured_max": _number(max(meas)) if meas else "—",
         "verdicts": [
             {
@@ -182,15 +182,19 @@ def _tightness(out: Path, b: Any, embed: bool) -> dict[str, Any]:
 
 
 def term_constants_text(rows: list[dict[str, Any]], terms: list[str]) -> str:
-    """Each term's own constant, sup over R, where attained (``rates.worstcase.tightness.term_constants``)."""
+    """Each term's own constant, sup over R, where attained (``rates.worstcase.tightness.term_constants``).
+
+    Computed from the rows (a stored payload from before the constants were recorded has them too).
+    """
     from fcocheck.rates.worstcase.tightness import term_constants
 
     parts = []
     for term, c in term_constants(rows, terms).items():
         at = c["at"]
         where = f"K = {at['K']}, η_c = {_number(float(at['eta_c']))}, R = {at['R']}"
-        rising = "; still rising at the grid’s last R" if c["rising"] else ""
-        parts.append(f"{term} {c['sup']:.3g} ({where}{rising})")
+        rising = "; a lower estimate: still rising at a group's last R" if c["rising"] else ""
+        skipped = f"; {c['skipped']} points without a finite worst case" if c["skipped"] else ""
+        parts.append(f"{term} {c['sup']:.3g} ({where}{rising}{skipped})")
     return "; ".join(parts) or "—"
 
 

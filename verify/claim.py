@@ -5,16 +5,19 @@
 
 reads "for FedAvgM on the quadratics class, Φ(ŵ) − Φ* ≲ 1/R as R grows".  ``judge(claim)``:
 
-* draws one **instance of the class per seed** (the generator's seed is the run's: the claim is judged
-  across instances, not on one), runs the method at every point of ``along``;
+* draws one **instance of the class per seed** s, s + 1, … from the study seed s (the claim is judged
+  across instances, not on one), runs the method at every point of ``along`` (with the instance's seed
+  as the oracle's, or 1000·seed + k for repetition k);
 * measures ``measure`` (a trace metric; by default Φ(ŵ) − Φ*, ŵ the method's output average) at the
   last round on every instance — each instance's constant is free (≲), so only the shape of its curve
   counts: its level is removed before the noise is estimated (``rates.oc.instance_noise``);
-* evaluates ``bound`` (a sympy expression in the swept name — ``R`` for rounds — and the
-  hyper-parameters) at every point;
+* evaluates ``bound`` (a sympy expression in the swept name — ``R`` for rounds — the hyper-parameters,
+  the stated constants and the instance's own) at every point;
 * judges y ≲ bound along the sweep with ``rates.oc.bounded_ratio`` (``direction="grows"``: as the swept
   value grows; ``"shrinks"``: as it goes to 0), whose size (≤ 1%) and power against violations of
-  the claim (y ∝ bound^0.5 … 0.8, flat, rising) are measured at this design and noise;
+  the claim (y ∝ bound^0.5 … 0.8, flat, rising) are measured at this design and noise — pooled over the
+  instances when they share one bound, each against its own otherwise (``judge_measured``); a law
+  (``sense="Θ"``) by its log–log slope;
 * judges only what was **resolved**: a gap Φ(ŵ) − Φ* within ``RESOLVED`` (10³) times the certificate of
   an instance's reference optimum is rounding, not a measurement — a method faster than the bound
   reaches it, and its ratio to a falling bound would then rise.  The sweep is cut before the first
@@ -53,16 +56,22 @@ class InvalidClaimError(FcocheckError):
 GAP_METRICS = ("gap", "gap_avg")
 #: how the report labels a measure
 MEASURE_LABEL = {"gap_avg": "Φ(ŵ) − Φ*", "gap": "Φ(w_R) − Φ*", "prox_grad_norm": "‖G_η(w_R)‖",
+                 "prox_grad_norm_sq": "‖G_η(w_r)‖²",
                  "discrepancy_steps": "discrepancy (last local step)"}
 #: the swept name as the bound writes it
 SYMBOL = {"rounds": "R", "local_steps": "K", "eta_c": "eta_c"}
+#: a measure in the report's statement of a claim
+MEASURE_LATEX = {"gap_avg": r"\Phi(\hat{w}) - \Phi^\star", "gap": r"\Phi(w_R) - \Phi^\star",
+                 "prox_grad_norm_sq": r"\|G_\eta(w_r)\|^2"}
 #: how a verdict's reason writes a swept name
 READABLE = {"eta_c": "η_c", "eta_s": "η_s", "eta_l": "η_l", "eta_g": "η_g", "zeta": "ζ", "sigma": "σ",
             "mu": "μ", "beta": "β", "lambda": "λ"}
 #: a claim's senses: an upper bound, a law (``Claim.sense``)
 UPPER, LAW = "≲", "Θ"
 #: what of a metric's curve a claim measures (``Claim.statistic``)
-STATISTICS = ("last", "mean", "last_step_mean")
+STATISTICS = ("last", "mean", "tail_mean", "last_step_mean")
+#: measures derived from a trace metric (the report's label beside each)
+DERIVED = {"prox_grad_norm_sq": ("prox_grad_norm", 2)}
 
 
 @dataclass(frozen=True)
@@ -81,7 +90,7 @@ class Claim:
         hp: the method's hyper-parameters (the swept one is set at each point): numbers, or expressions in
             the same names as ``bound`` (a step tuned to R and to each instance's B, say).  An expression
             may be given as a function returning one, built when the claim is judged.
-        measure: the trace metric (last round).
+        measure: the trace metric, or a measure derived from one (``DERIVED``: ``prox_grad_norm_sq``).
         rounds: R when ``along`` is not rounds.
         oracle: the gradient oracle.
         seeds: instances drawn (≥ 3: the claim is judged across instances).
@@ -94,15 +103,16 @@ class Claim:
             instance's noise is their spread).
         reference_tol: the certificate each instance's reference optimum is solved to (the default
             solver's when None): a measured floor must sit far above it.
-        full: what the full design changes (``fcocheck validate --full``), e.g. more seeds, a longer sweep.
+        full: what the full design changes (``validate`` without ``--quick``): more seeds, a longer sweep.
         theorem: the catalog theorem the claim belongs to (a paper's claim), or empty (a user's).
         label: how the report names the bound (its text when empty).
         sense: ``≲`` (an upper bound: the ratio measured/bound must not keep growing along the sweep) or
             ``Θ`` (a law: measured ∝ bound along the sweep — the log–log slope must equal the bound's
             exponent in the swept name, which must be a number).
         statistic: what of the metric's curve is measured: ``last`` (its last round), ``mean`` (its
-            mean over the rounds), ``last_step_mean`` (a per-local-step metric's last step, averaged
-            over the rounds; the runs then record every step).
+            mean over the rounds), ``tail_mean`` (its mean over the last half: a steady state),
+            ``last_step_mean`` (a per-local-step metric's last step, averaged over the rounds; the runs
+            then record every step).
 
     """
 
@@ -176,7 +186,29 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, int | float | np.integer | np.floating) and not isinstance(x, bool)
 
 
+def _is_expression(x: Any) -> bool:
+    """An hp value to evaluate: a sympy object, a function returning one, or text that is not one word.
+
+    A one-word text (``"gd"``, ``"permutation"``) and a boolean are options, passed through as given.
+    """
+    import sympy as sp
+
+    if isinstance(x, sp.Basic) or (callable(x) and not isinstance(x, type)):
+        return True
+    return isinstance(x, str) and not x.strip().isidentifier()
+
+
+def check_name(name: Any) -> None:
+    """A claim's name names its files (the report's figure, a gallery page): one plain file name."""
+    from fcocheck.solvers.files import _STEM
+
+    if not isinstance(name, str) or not _STEM.fullmatch(name):
+        raise InvalidClaimError(f"claim name {name!r}; the rule is letters, digits, '.', '_', '-', '+', '=' "
+                                "(at most 151, not starting with '.'): it names the claim's files")
+
+
 def _check(c: Claim) -> None:
+    check_name(c.name)
     if c.seeds < 3:
         raise InvalidClaimError(f"claim {c.name!r}: seeds = {c.seeds}; the rule is at least 3 instances")
     if c.direction not in ("grows", "shrinks"):
@@ -186,6 +218,17 @@ def _check(c: Claim) -> None:
         raise InvalidClaimError(f"claim {c.name!r}: along {c.along!r}; the rule is ≥ 4 positive values")
     if not (isinstance(c.repeats, int) and c.repeats >= 1):
         raise InvalidClaimError(f"claim {c.name!r}: repeats = {c.repeats!r}; the rule is an integer ≥ 1")
+    from dataclasses import fields
+
+    allowed = {f.name for f in fields(Claim)} - {"name", "full"}
+    if set(c.full) - allowed:
+        raise InvalidClaimError(f"claim {c.name!r}: full changes {sorted(set(c.full) - allowed)}; the rule "
+                                f"is fields of a claim {sorted(allowed)}")
+    own = (_names(c) & set(INSTANCE)) - set(c.constants)
+    if c.oracle != "exact" and c.repeats < 2 and c.sense == UPPER and own:
+        raise InvalidClaimError(f"claim {c.name!r}: oracle {c.oracle!r} with repeats = {c.repeats} and a "
+                                f"bound with the instance's {sorted(own)}; the rule is repeats ≥ 2 (each "
+                                "instance is judged on its own bound, its repetitions' spread its noise)")
     if c.sense not in (UPPER, LAW):
         raise InvalidClaimError(f"claim {c.name!r}: sense {c.sense!r}; the rule is {UPPER} | {LAW}")
     if c.statistic not in STATISTICS:
@@ -200,7 +243,7 @@ def _names(c: Claim) -> set[str]:
     """Every name the bound and the hp expressions use."""
     out = {str(s) for s in c.symbols()["expr"].free_symbols}
     for v in c.hp.values():
-        if not _is_number(v):
+        if _is_expression(v):
             out |= {str(s) for s in _expr(v, c.name).free_symbols}
     return out
 
@@ -225,21 +268,28 @@ def point(c: Claim, v: float, instance: Mapping[str, float]) -> tuple[dict[str, 
     """
     what = c.along[0]
     ctx: dict[str, float] = {**instance, **c.constants}
-    hp = {k: x for k, x in c.hp.items() if _is_number(x)}
+    hp = {k: x for k, x in c.hp.items() if not _is_expression(x)}
     rounds = c.rounds
     if what == "rounds":
         rounds = int(v)
     elif not what.startswith("problem."):
         hp[what] = v
     # the numbers as given (integers stay integers: sympy then evaluates exactly before the one rounding)
-    ctx.update(hp)
-    if "local_steps" in hp:
-        ctx["K"] = hp["local_steps"]
+    ctx.update({k: x for k, x in hp.items() if _is_number(x)})
     ctx["R"] = rounds
     ctx[c.symbols()["name"]] = v
-    for k, x in c.hp.items():
-        if not _is_number(x) and k != what:
-            hp[k] = ctx[k] = _evaluate(c, f"hp {k!r}", x, ctx)
+    # the expressions in the order their names become known (one may use another, or K)
+    pending = {k: x for k, x in c.hp.items() if _is_expression(x) and k != what}
+    while True:
+        if _is_number(hp.get("local_steps")):
+            ctx["K"] = hp["local_steps"]
+        ready = [k for k, x in pending.items() if {str(s) for s in _expr(x, c.name).free_symbols} <= set(ctx)]
+        if not ready:
+            break
+        for k in ready:
+            hp[k] = ctx[k] = _evaluate(c, f"hp {k!r}", pending.pop(k), ctx)
+    for k, x in pending.items():  # what is left names something unknown: the error says which
+        _evaluate(c, f"hp {k!r}", x, ctx)
     return {**{k: hp[k] for k in c.hp if k in hp}, **hp}, rounds, ctx
 
 
@@ -253,10 +303,11 @@ def evaluate_bound(c: Claim, values: Sequence[float]) -> np.ndarray:
     return _positive(c, np.array([_evaluate(c, "bound", c.bound, point(c, v, {})[2]) for v in values]))
 
 
-def _positive(c: Claim, b: np.ndarray) -> np.ndarray:
-    if not np.all(np.isfinite(b) & (b > 0)):
-        raise InvalidClaimError(f"claim {c.name!r}: bound {c.bound_text()!r} is not positive and finite on "
-                                "the sweep")
+def _positive(c: Claim, b: np.ndarray, where: str = "the sweep") -> np.ndarray:
+    bad = ~(np.isfinite(b) & (b > 0))
+    if np.any(bad):
+        raise InvalidClaimError(f"claim {c.name!r}: bound {c.bound_text()!r} = {float(b[bad][0])!r} on "
+                                f"{where}; the rule is positive and finite")
     return b
 
 
@@ -277,6 +328,15 @@ def _instance_constants(c: Claim, p: Any, ref: Any) -> dict[str, float]:
     return out
 
 
+def curve(c: Claim, t: Any) -> np.ndarray:
+    """One run's curve of the claim's measure (a trace metric, or one derived from it: ``DERIVED``)."""
+    metric, power = DERIVED.get(c.measure, (c.measure, 1))
+    if metric not in t.arrays:
+        raise InvalidClaimError(f"claim {c.name!r}: measure {c.measure!r}; the rule is a trace metric "
+                                f"{sorted(t.arrays)} or one of {sorted(DERIVED)}")
+    return np.asarray(t[metric], dtype=float) ** power
+
+
 def statistic(c: Claim, curve: np.ndarray) -> float:
     """The claim's number from one run's curve of its metric (``Claim.statistic``)."""
     if c.statistic == "last_step_mean":
@@ -284,6 +344,10 @@ def statistic(c: Claim, curve: np.ndarray) -> float:
             raise InvalidClaimError(f"claim {c.name!r}: statistic last_step_mean of {c.measure!r} (shape "
                                     f"{curve.shape}); the rule is a per-local-step metric (rounds × steps)")
         return float(np.mean(curve[:, -1]))
+    if c.statistic == "tail_mean":
+        from fcocheck.verify.experiments.base import tail_mean
+
+        return tail_mean(curve, 0.5)
     return float(curve[-1] if c.statistic == "last" else np.mean(curve))
 
 
@@ -316,18 +380,16 @@ def measure(c: Claim, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray
         for j, v in enumerate(values):
             q, r = fixed or drawn(gen, s, c.reference_tol, **{**params, what.removeprefix("problem."): v})
             hp, rounds, ctx = point(c, v, _instance_constants(c, q, r))
-            bound[i, j] = _evaluate(c, "bound", c.bound, ctx)
+            bound[i, j] = _positive(c, np.array([_evaluate(c, "bound", c.bound, ctx)]), f"instance {s}, "
+                                    f"{c.symbols()['name']} = {v:g}")[0]
             record = "step" if c.statistic == "last_step_mean" else "round"
             for k, t in enumerate(runs(method_name(c), q, hp, rounds, c.oracle, noise_seeds(c, s), r,
                                        record=record)):
-                if c.measure not in t.arrays:
-                    raise InvalidClaimError(f"claim {c.name!r}: measure {c.measure!r}; the rule is a trace "
-                                            f"metric {sorted(t.arrays)}")
-                G[i, k, j] = statistic(c, np.asarray(t[c.measure], dtype=float))
+                G[i, k, j] = statistic(c, curve(c, t))
             if c.measure in GAP_METRICS:
                 floor[i, j] = RESOLVED * r.certificate.value
             B = max(B, 0.5 * float(np.sum((q.zero() - r.w) ** 2)))
-    return G, floor, _positive(c, bound), B
+    return G, floor, bound, B
 
 
 def method_name(c: Claim) -> str:
@@ -439,6 +501,21 @@ def _law(c: Claim, G3: np.ndarray, x: np.ndarray, seed: int, measured: dict[str,
     return v
 
 
+#: what the rows of a claim's figure are (its caption's words)
+ROWS = "runs (instances and their repetitions)"
+
+
+def statement_latex(c: Claim) -> str:
+    """The claim as LaTeX: the measure, ≲ or ≍, the bound, and the direction of the sweep."""
+    import sympy as sp
+
+    lhs = MEASURE_LATEX.get(c.measure, r"\text{" + c.measure.replace("_", r"\_") + "}")
+    rel = r"\lesssim" if c.sense == UPPER else r"\asymp"
+    s = c.symbols()
+    to = r"\to \infty" if c.direction == "grows" else r"\to 0"
+    return rf"{lhs} {rel} {sp.latex(s['expr'])} \quad ({sp.latex(s['swept'])} {to})"
+
+
 def plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any]:
     """The report's figure of a judged claim.
 
@@ -457,17 +534,18 @@ def plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any]:
 
         fit = {k: v for k, v in measured["fit"].items() if k != "predicted"}
         series = slope_series(method_name(c), along, Y, SlopeFit(**fit), measured["fit"]["predicted"])
-        return plot_spec("slope", c.symbols()["name"], label, [series])
+        return plot_spec("slope", c.symbols()["name"], label, [series], rows=ROWS)
     if bound.ndim == 2:
         Y = np.array(measured.get("repetitions", measured["instances"]))
         ratios = (Y / (bound[:, None, :] if Y.ndim == 3 else bound)).reshape(-1, len(along))
         series = slope_series(f"{method_name(c)} (ratio to each instance's bound)", along, ratios,
                               bound=[1.0] * len(along))
         return plot_spec("bound", c.symbols()["name"], f"{label} / its bound", [series],
-                         C=float(np.nanmax(ratios)))
+                         C=float(np.nanmax(ratios)), rows=ROWS,
+                         bound_name=f"1 (the claimed bound {c.bound_text()} with each instance's constants)")
     ratios = np.array(measured["instances"]) / bound
     series = slope_series(method_name(c), along, measured["instances"], bound=measured["bound"])
-    return plot_spec("bound", c.symbols()["name"], label, [series], C=float(np.nanmax(ratios)),
+    return plot_spec("bound", c.symbols()["name"], label, [series], C=float(np.nanmax(ratios)), rows=ROWS,
                      bound_name=f"the claimed bound {c.bound_text()}", bound_label=c.bound_text())
 
 

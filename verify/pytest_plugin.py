@@ -112,11 +112,13 @@ class ClaimItem(EvidenceItem):
         self.user_properties.append(("fcocheck", {"status": status, "size": oc.get("size"),
                                                   "power": oc.get("power"), "measured": measured,
                                                   "verdicts": [v.as_dict() for v in verdicts]}))
+        lines = "\n".join(f"  {v.rule}: {v.status}: {v.reason}" for v in verdicts)
         if status != "consistent":
             hint = ("; widen the design (more instances, a wider sweep) or state a sharper bound"
                     if status == "inconclusive" else "")
-            lines = "\n".join(f"  {v.rule}: {v.status}: {v.reason}" for v in verdicts)
             raise AssertionError(f"{self.claim.name}: {status}{hint}\n{lines}")
+        # a passing claim's verdicts, with their size and power, in the report of passes (pytest -rA)
+        self.add_report_section("call", "fcocheck", f"{self.claim.name}: {status}\n{lines}")
 
     @property
     def label(self) -> str:

@@ -96,16 +96,23 @@ def term_constants(rows: list[dict[str, Any]], terms: tuple[str, ...] | list[str
     With the heterogeneity switch (``worst0`` solved at ζ = 0), the optimisation term's constant is
     W(ζ = 0)/term and the heterogeneity term's (W − W(ζ = 0))/term (``tightness_rows``).  For each group
     of the grid (K, η_c, η_s) the sup over its R, where it is attained, and whether that is the group's
-    last R (``rising``: the sup may lie beyond the grid, the value is a lower estimate); the term's
-    constant is the largest over the groups.  A term without a measured share is absent.
+    last R (``rising``: the sup may lie beyond the grid; a group with one R cannot show a sup and counts
+    as rising); the term's constant is the largest over the groups, a lower estimate (``rising``) when any
+    group is still rising (its sup beyond the grid may exceed it).  Points without a finite constant (an
+    unbounded or failed worst case) are counted in ``skipped``.  A term with no measured share is absent.
     """
     out: dict[str, dict[str, Any]] = {}
     for term in terms:
         key = "c_" + term
         groups: dict[tuple, list[dict[str, Any]]] = {}
+        skipped = 0
         for r in rows:
-            if r.get(key) is not None and np.isfinite(r[key]):
-                groups.setdefault((r["K"], r["eta_c"], r["eta_s"]), []).append(r)
+            if r.get(key) is None:
+                continue
+            if not np.isfinite(r[key]):
+                skipped += 1
+                continue
+            groups.setdefault((r["K"], r["eta_c"], r["eta_s"]), []).append(r)
         if not groups:
             continue
         per = []
@@ -113,11 +120,10 @@ def term_constants(rows: list[dict[str, Any]], terms: tuple[str, ...] | list[str
             rs = sorted(rs, key=lambda r: r["R"])
             best = max(rs, key=lambda r: r[key])
             per.append({"K": K, "eta_c": eta, "eta_s": eta_s, "sup": float(best[key]), "R": best["R"],
-                        "R_max": rs[-1]["R"], "rising": best["R"] == rs[-1]["R"] and len(rs) > 1})
+                        "R_max": rs[-1]["R"], "rising": best["R"] == rs[-1]["R"]})
         top = max(per, key=lambda g: g["sup"])
         out[term] = {"sup": top["sup"], "at": {k: top[k] for k in ("K", "eta_c", "eta_s", "R")},
-                     "rising": any(g["rising"] and g["sup"] >= top["sup"] * (1 - 1e-9) for g in per),
-                     "groups": per}
+                     "rising": any(g["rising"] for g in per), "skipped": skipped, "groups": per}
     return out
 
 

@@ -30,6 +30,8 @@ from pathlib import Path
 BROWSER = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
 WIDTH = 1400
 MIN_WIDTH = 600
+#: a guard against a hung browser, not a performance limit: a page takes seconds, even on a loaded machine
+HANG = 1800
 
 SCRIPT = r"""
 <script>
@@ -61,8 +63,10 @@ window.addEventListener('load', () => {
   const svgs = [...document.querySelectorAll('#probe-svgs > div')];
   out.counts.svgs = svgs.length;
   out.counts.legends = 0;
+  out.counts.per_svg = {};
   for (const d of svgs) {
     const s = d.querySelector('svg').getBoundingClientRect();
+    out.counts.per_svg[d.dataset.name] = d.querySelectorAll('g[id^="legend"]').length;
     for (const g of d.querySelectorAll('g[id^="legend"]')) {
       out.counts.legends += 1;
       const r = g.getBoundingClientRect();
@@ -100,7 +104,7 @@ def probe(page: Path, svgs: list[Path] = ()) -> dict:
                 [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                  f"--user-data-dir={tmp}", f"--window-size={WIDTH},1000", "--virtual-time-budget=10000",
                  "--dump-dom", copy.as_uri()],
-                capture_output=True, text=True, check=False)
+                capture_output=True, text=True, check=False, timeout=HANG)
         finally:
             copy.unlink()
     m = re.search(r'<pre id="probe-result">(.*?)</pre>', done.stdout, re.S)

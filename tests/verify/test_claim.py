@@ -7,6 +7,8 @@ error naming the value and the rule.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -72,7 +74,7 @@ def test_the_resolved_prefix(G, floor, kept):
     ({"along": ("rounds", [10, 20, 40])}, "≥ 4 positive values"),
     ({"along": ("rounds", [10, 20, 0, 40])}, "≥ 4 positive values"),
     ({"bound": "1/R + D"}, "free symbols ['D']"),
-    ({"bound": "1 - R"}, "not positive and finite"),
+    ({"bound": "1 - R"}, "= -3.0 on the sweep; the rule is positive and finite"),
     ({"measure": "nonsense"}, "the rule is a trace metric"),
     ({"hp": {"eta_c": "1/(4*L*Q)", "local_steps": 2}}, "hp 'eta_c' '1/(4*L*Q)' has free symbols ['Q']"),
     ({"bound": "zeta**2/R + S"}, "free symbols ['S', 'zeta']"),  # sympy's ζ function and S: plain names
@@ -80,7 +82,10 @@ def test_the_resolved_prefix(G, floor, kept):
     ({"repeats": 0}, "an integer ≥ 1"),
     ({"reference_tol": 2.0}, "the rule is in (0, 1)"),
     ({"sense": "~"}, "the rule is ≲ | Θ"),
-    ({"statistic": "median"}, "the rule is one of ('last', 'mean', 'last_step_mean')"),
+    ({"full": {"seed": 5}}, "full changes ['seed']; the rule is fields of a claim"),
+    # a noisy oracle, one run per point and a bound per instance: no noise to judge each instance with
+    ({"oracle": "gaussian:0.5", "bound": "B/R"}, "the rule is repeats ≥ 2"),
+    ({"statistic": "median"}, "the rule is one of ('last', 'mean', 'tail_mean', 'last_step_mean')"),
     ({"statistic": "last_step_mean"}, "the rule is a per-local-step metric"),
     ({"sense": "Θ", "bound": "exp(-R)"}, "the rule for sense Θ is a power of the swept name"),
 ])
@@ -229,6 +234,21 @@ def test_a_law_is_judged_by_its_exponent_in_the_swept_name(law, status):
     c = base if law == "heterogeneity_term" else dataclasses.replace(base, bound=law)
     v, measured, _ = judge_measured(c)
     assert v.status == status, v.reason
-    assert measured["fit"]["predicted"] == {"heterogeneity_term": 2.0, "K*eta_c**2*zeta**2": 1.0}.get(law, 3.0)
+    predicted = {"heterogeneity_term": 2.0, "K*eta_c**2*zeta**2": 1.0}.get(law, 3.0)
+    assert measured["fit"]["predicted"] == predicted
     if status == "consistent":  # its power: the exponent ± 0.5 and a flat curve are rejected at this design
         assert "rejects K^+1.5, K^+2.5, flat" in v.reason
+
+
+def test_hyper_parameters_options_pass_through_and_expressions_follow_their_names():
+    """A one-word text or a boolean is an option (DANE's local solver, SVRG's sampling); an expression may
+    use another hyper-parameter, K or R, in whatever order the claim lists them."""
+    from fcocheck.verify.claim import point
+
+    c = Claim("hp", method="feddualavg", bound="K/R", along=("rounds", [10, 20, 40, 80]),
+              hp={"eta_c": "0.1*local_steps", "local_steps": "R/5", "local_solver": "gd", "flag": True})
+    hp, rounds, ctx = point(c, 10, {})
+    assert hp == {"eta_c": 0.2, "local_steps": 2.0, "local_solver": "gd", "flag": True} and rounds == 10
+    assert ctx["K"] == 2.0
+    with pytest.raises(InvalidClaimError, match=r"hp 'eta_c' '0.1\*steps' has free symbols \['steps'\]"):
+        point(dataclasses.replace(c, hp={"eta_c": "0.1*steps"}), 10, {})

@@ -98,6 +98,8 @@ def test_a_user_claim_on_a_user_card_is_a_pytest_item_with_its_power(pytester, s
     result = pytester.runpytest_subprocess("-p", "no:xdist", "-p", "no:cacheprovider", "-rA")
     assert result.parseoutcomes().get(outcome) == 1, result.outlines[-10:]
     text = "\\n".join(result.outlines)
+    if outcome == "passed":  # a passing claim shows its verdicts with their size and power under -rA
+        assert f"{name}-rate: consistent" in text and "size" in text and "power" in text
     if outcome == "failed":
         assert "bounded ratio along R (calibrated: size ≤ 1%, power ≥ 95%): consistent" in text
         assert "worst case over the class (PEP): inconsistent: the smallest constant keeps growing" in text
@@ -126,7 +128,10 @@ def test_a_user_claim_is_a_section_of_the_report_with_its_figure(tmp_path, capsy
                  "--budget", "quick", "--workers", "1", "--no-progress"])
     assert code == 0, capsys.readouterr().err
     md = (out / "report.md").read_text()
-    assert "### user claim — your claims: ✅ consistent" in md and "#### rep-ok-rate: ✅ consistent" in md
+    assert "### claim-rep-ok-rate — your claim rep-ok-rate: ✅ consistent" in md
+    assert "#### rep-ok-rate: ✅ consistent" in md
+    page = (out / "gallery" / "claim-rep-ok-rate.html").read_text()  # its own page, its statement typeset
+    assert '<p class="math"><math' in page and 'data-experiment="rep-ok-rate"' in page
     assert "worst case over the class (PEP)" in md
     assert re.search(r"size \d+(\.\d+)?%; power y ∝ bound\^0.5", md)
     assert (out / "figures" / "rep-ok-rate.png").stat().st_size > 0

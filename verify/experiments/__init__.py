@@ -17,12 +17,13 @@ def claim_experiment(claim, summary: str = "") -> Experiment:  # noqa: ANN001 - 
     Its result: the claim's verdicts (on the drawn instances, then the worst case where it applies), what
     was measured and its figure; its design line says what was drawn and judged.
     """
-    from fcocheck.verify.claim import judge, method_name, plot
+    from fcocheck.verify.claim import judge, method_name, plot, statement_latex
 
     def body(quick: bool, seed: int) -> Result:
         c = claim.design(quick)
         verdicts, measured = judge(c, seed)
         measured["plot"] = plot(c, measured)
+        measured["statement"] = statement_latex(c)
         noise = f", {c.oracle} ({c.repeats} noise seeds each)" if c.oracle != "exact" else ", exact gradients"
         stated = ", ".join(f"{k} = {v:g}" for k, v in c.constants.items())
         design = (f"{method_name(c)} on {c.seeds} {c.problem[0]} instances (seeds {measured['seeds']})"
@@ -32,7 +33,11 @@ def claim_experiment(claim, summary: str = "") -> Experiment:  # noqa: ANN001 - 
         return Result(claim.name, claim.theorem or USER_CLAIM, design, measured, verdicts, notes=notes)
 
     summary = summary or f"{claim.measure} {claim.sense} {claim.bound_text()}"
-    return Experiment(claim.name, claim.theorem or USER_CLAIM, summary, body, sweeps=claim.along[0])
+    from fcocheck.verify.claim import READABLE
+
+    swept = claim.symbols()["name"]
+    return Experiment(claim.name, claim.theorem or USER_CLAIM, summary, body,
+                      sweeps=READABLE.get(swept, swept))
 
 
 def _any_convex(problem, ref) -> str | None:  # noqa: ANN001
@@ -112,23 +117,22 @@ _ALL = (
 
 #: what each experiment that sweeps its own generator varies (named when it does not apply to a file)
 _SWEEPS = {
-    "fco-lemma-4.4": "K, η_c, σ and ζ", "fco-lemma-4.5-K-noise": "K (at ζ = 0)",
-    "fco-lemma-4.5-K-hetero": "K (at σ = 0)", "fco-lemma-4.5-eta": "η_c", "fco-4.3-floor-zeta": "ζ",
-    "fco-4.3-floor-K": "K at fixed η_cK", "fco-4.3-variance-M": "M (at ζ = 0)", "fco-4.3-tuned-R": "R",
-    "fco-4.2-rounds": "R", "fco-4.1-minibatch": "η_cKL", "fco-4.2-vs-4.1": "R around L²B/G²",
+    "fco-lemma-4.4": "K, η_c, σ and ζ", "fco-4.3-floor-zeta": "ζ", "fco-4.3-floor-K": "K at fixed η_cK",
+    "fco-4.3-variance-M": "M (at ζ = 0)", "fco-4.1-minibatch": "η_cKL", "fco-4.2-vs-4.1": "R around L²B/G²",
     "fco-4.1-speedup": "M and R", "fco-curse-rate": "η_c and K", "fedcanon-floor-b": "the batch b",
     "fedcanon-floor-lambda": "λ", "fedcanon-transient": "T", "fedcanon-heterogeneity": "ζ",
     "fedcanon-floor-structure": "η_l, K and η_g", "fedcanon-pl-rate": "μ and η_g",
     "svrg-contraction": "m and h",
 }
-_ALL = tuple(dataclasses.replace(e, sweeps=_SWEEPS.get(e.name, "")) for e in _ALL)
+_ALL = tuple(dataclasses.replace(e, sweeps=_SWEEPS.get(e.name, e.sweeps)) for e in _ALL)
 EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in _ALL}
 
 
 def register_claim(claim) -> Experiment:  # noqa: ANN001 - a verify.claim.Claim
     """A user's claim as an experiment: ``validate`` and the report run it by name, like the papers'."""
-    from fcocheck.verify.claim import InvalidClaimError
+    from fcocheck.verify.claim import InvalidClaimError, check_name
 
+    check_name(claim.name)
     if claim.name in EXPERIMENTS and EXPERIMENTS[claim.name].theorem != USER_CLAIM:
         raise InvalidClaimError(f"claim {claim.name!r} is a built-in study's name; the rule is a new name")
     if claim.theorem:

@@ -48,12 +48,17 @@ def named(name: str, **params) -> tuple[Problem, ReferenceSolution]:
     return drawn(name, params.pop("seed", 0), None, **params)
 
 
-@lru_cache(maxsize=128)
 def drawn(name: str, seed: int, tol: float | None = None, **params) -> tuple[Problem, ReferenceSolution]:
     """Generator ``name``'s instance ``seed`` and its reference optimum, cached per process.
 
     The optimum is certified to ``tol`` (the solver's default when None); studies and claims drawing one
-    instance share it.
+    instance share it, whatever the order of the parameters (list values are keyed as tuples).
     """
-    p = generate(name, seed=seed, **params)
+    key = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items()))
+    return _drawn(name, seed, tol, key)
+
+
+@lru_cache(maxsize=128)
+def _drawn(name: str, seed: int, tol: float | None, key: tuple) -> tuple[Problem, ReferenceSolution]:
+    p = generate(name, seed=seed, **dict(key))
     return p, (reference_solve(p) if tol is None else reference_solve(p, tol=tol))

@@ -126,10 +126,14 @@ def _combine(verdicts: Sequence[Verdict], names: Sequence[str], rule: str | None
     pooled = {} if oc is None else {"oc": oc, "power": power_summary(oc["power"])}
     for failing in (lambda v: v.status == INCONSISTENT, lambda v: v.status == INCONCLUSIVE,
                     lambda v: v.status != CONSISTENT):
-        for name, v in zip(names, verdicts, strict=True):
-            if failing(v):
-                return Verdict(v.status, rule or v.rule, f"{v.reason} (instance {name}, one of {n}){note}",
-                               {**v.evidence, **evidence, **pooled})
+        hits = [(name, v) for name, v in zip(names, verdicts, strict=True) if failing(v)]
+        if hits:
+            name, v = hits[0]
+            every = ", ".join(str(h) for h, _ in hits)
+            which = (f"instance {name}, one of {n}" if len(hits) == 1 else
+                     f"instance {name}; {len(hits)} of {n} instances so: {every}")
+            return Verdict(v.status, rule or v.rule, f"{v.reason} ({which}){note}",
+                           {**v.evidence, **evidence, **pooled})
     return Verdict(CONSISTENT, rule or verdicts[0].rule, ok, {**verdicts[0].evidence, **evidence, **pooled})
 
 
