@@ -252,3 +252,21 @@ def test_hyper_parameters_options_pass_through_and_expressions_follow_their_name
     assert ctx["K"] == 2.0
     with pytest.raises(InvalidClaimError, match=r"hp 'eta_c' '0.1\*steps' has free symbols \['steps'\]"):
         point(dataclasses.replace(c, hp={"eta_c": "0.1*steps"}), 10, {})
+
+
+def test_what_of_a_curve_a_claim_measures():
+    """last, mean, tail_mean (the last half: a steady state), last_step_mean (a per-step metric's last
+    step over the rounds), and the squared proximal-gradient norm derived from its metric."""
+    from fcocheck.verify.claim import curve, statistic
+
+    c = Claim("s", method="fedcanon", bound="1/b", along=("b", [1, 2, 4, 8]))
+    g = np.arange(1.0, 11.0)
+    got = {s: statistic(dataclasses.replace(c, statistic=s), g) for s in ("last", "mean", "tail_mean")}
+    assert got == {"last": 10.0, "mean": 5.5, "tail_mean": 8.0}
+    steps = np.array([[1.0, 2.0], [3.0, 6.0]])
+    assert statistic(dataclasses.replace(c, statistic="last_step_mean"), steps) == 4.0
+    arrays = {"prox_grad_norm": np.array([3.0, 2.0])}
+    trace = type("T", (), {"arrays": arrays, "__getitem__": lambda self, k: self.arrays[k]})()
+    assert curve(dataclasses.replace(c, measure="prox_grad_norm_sq"), trace).tolist() == [9.0, 4.0]
+    with pytest.raises(InvalidClaimError, match="the rule is a trace metric"):
+        curve(dataclasses.replace(c, measure="nope"), trace)

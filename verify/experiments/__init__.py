@@ -24,7 +24,8 @@ def claim_experiment(claim, summary: str = "") -> Experiment:  # noqa: ANN001 - 
         verdicts, measured = judge(c, seed)
         measured["plot"] = plot(c, measured)
         measured["statement"] = statement_latex(c)
-        noise = f", {c.oracle} ({c.repeats} noise seeds each)" if c.oracle != "exact" else ", exact gradients"
+        noise = (", exact gradients" if c.oracle == "exact" else
+                 f", {c.oracle}" + (f" ({c.repeats} noise seeds each)" if c.repeats > 1 else ""))
         stated = ", ".join(f"{k} = {v:g}" for k, v in c.constants.items())
         design = (f"{method_name(c)} on {c.seeds} {c.problem[0]} instances (seeds {measured['seeds']})"
                   f"{noise}{'; stated ' + stated if stated else ''}; {c.measure} {c.sense} {c.bound_text()} "
@@ -89,7 +90,7 @@ _ALL = (
         "fco-curse-rate", "fco-curse", "FedMiD-avg's floor ∝ η_cK; FedDualAvg at the optimum",
         statements.curse_rate,
     ),
-    Experiment("fedcanon-floor-b", "fedcanon-1", "floor ∝ σ²/b", others.fedcanon_floor_b),
+    claim_experiment(paper_claims.CLAIMS["fedcanon-floor-b"], "floor ∝ σ²/b"),
     Experiment(
         "fedcanon-floor-lambda", "fedcanon-1", "floor → 0 as λ → 0, ∝ (λB_r)²", others.fedcanon_floor_lambda
     ),
@@ -119,7 +120,7 @@ _ALL = (
 _SWEEPS = {
     "fco-lemma-4.4": "K, η_c, σ and ζ", "fco-4.3-floor-zeta": "ζ", "fco-4.3-floor-K": "K at fixed η_cK",
     "fco-4.3-variance-M": "M (at ζ = 0)", "fco-4.1-minibatch": "η_cKL", "fco-4.2-vs-4.1": "R around L²B/G²",
-    "fco-4.1-speedup": "M and R", "fco-curse-rate": "η_c and K", "fedcanon-floor-b": "the batch b",
+    "fco-4.1-speedup": "M and R", "fco-curse-rate": "η_c and K",
     "fedcanon-floor-lambda": "λ", "fedcanon-transient": "T", "fedcanon-heterogeneity": "ζ",
     "fedcanon-floor-structure": "η_l, K and η_g", "fedcanon-pl-rate": "μ and η_g",
     "svrg-contraction": "m and h",

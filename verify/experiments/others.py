@@ -20,37 +20,6 @@ def _g2(trace) -> np.ndarray:
     return np.asarray(trace["prox_grad_norm"], dtype=float) ** 2
 
 
-def fedcanon_floor_b(quick: bool, seed: int) -> Result:
-    """Thm 1: the steady-state ‖G(x^t)‖² ∝ σ²/b (λ small so the regulariser floor is negligible).
-
-    Each row is its own quadratics instance (drawn from that row's seed) run with that seed's noise.
-    """
-    seeds = seeds_for(quick, seed, 3, 8)
-    xs, R = [1, 2, 4, 8, 16], 300 if quick else 800
-    Y = np.empty((len(seeds), len(xs)))
-    for i, s in enumerate(seeds):
-        p, ref = quadratics(1.0, lam=0.001, assumption2=False, seed=s)
-        for j, b in enumerate(xs):
-            (t,) = runs("fedcanon", p, {"eta_l": 0.2, "local_steps": 2, "b": b}, R, "gaussian:1.0", [s], ref)
-            Y[i, j] = tail_mean(_g2(t), 0.5)
-    fit, v = judge.exponent(xs, Y, -1.0, "two-sided", seed, "b")
-    return Result(
-        "fedcanon-floor-b",
-        FEDCANON_1.name,
-        f"FedCanon, quadratics ζ=1, λ=0.001, η_l=0.2, K=2, "
-        f"η_g = η_l K, gaussian σ=1, R={R}, {len(seeds)} instances (one per seed); floor = mean "
-        f"‖G_{{1/L}}(x^t)‖² over the last half; b ∈ {xs}",
-        {
-            "b": xs,
-            "floor": Y.mean(0),
-            "plot": plot_spec(
-                "slope", "b", "steady-state ‖G(x^t)‖²", [slope_series("FedCanon", xs, Y, fit, -1.0)]
-            ),
-        },
-        [v],
-    )
-
-
 def fedcanon_floor_lambda(quick: bool, seed: int) -> Result:
     """Thm 1: with exact gradients the floor is the regulariser's, ∝ (λB_r)², and vanishes at λ = 0.
 
