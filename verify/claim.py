@@ -113,6 +113,9 @@ class Claim:
             mean over the rounds), ``tail_mean`` (its mean over the last half: a steady state),
             ``last_step_mean`` (a per-local-step metric's last step, averaged over the rounds; the runs
             then record every step).
+        controls: negative controls, label → changes to the claim (another method, a hyper-parameter,
+            another class): the claim's rule, on the same instances and sweep, must reject each variant
+            (``control_verdicts``) — the rule's power shown on real runs, not only on simulated ones.
 
     """
 
@@ -137,6 +140,7 @@ class Claim:
     label: str = ""
     sense: str = UPPER
     statistic: str = "last"
+    controls: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def symbols(self) -> dict[str, Any]:
         """The bound as a sympy expression, the swept symbol and its name."""
@@ -220,10 +224,12 @@ def _check(c: Claim) -> None:
         raise InvalidClaimError(f"claim {c.name!r}: repeats = {c.repeats!r}; the rule is an integer ≥ 1")
     from dataclasses import fields
 
-    allowed = {f.name for f in fields(Claim)} - {"name", "full"}
-    if set(c.full) - allowed:
-        raise InvalidClaimError(f"claim {c.name!r}: full changes {sorted(set(c.full) - allowed)}; the rule "
-                                f"is fields of a claim {sorted(allowed)}")
+    allowed = {f.name for f in fields(Claim)} - {"name", "full", "controls"}
+    for what, changes in (("full", c.full), *((f"control {k!r}", v) for k, v in c.controls.items())):
+        if not isinstance(changes, Mapping) or set(changes) - allowed:
+            bad = sorted(set(changes) - allowed) if isinstance(changes, Mapping) else changes
+            raise InvalidClaimError(f"claim {c.name!r}: {what} changes {bad!r}; the rule is fields of a "
+                                    f"claim {sorted(allowed)}")
     own = (_names(c) & set(INSTANCE)) - set(c.constants)
     if c.oracle != "exact" and c.repeats < 2 and c.sense == UPPER and own:
         raise InvalidClaimError(f"claim {c.name!r}: oracle {c.oracle!r} with repeats = {c.repeats} and a "
@@ -407,22 +413,39 @@ def method_name(c: Claim) -> str:
 def judge(c: Claim, seed: int = 0, quick: bool = True) -> tuple[list[Verdict], dict[str, Any]]:
     """The claim's verdicts and what was measured (at its quick design, or its full one).
 
-    The verdicts: on the drawn instances (with size and power), then against the class's worst case
-    where it applies; ``rates.verdict.combine`` of them is the claim's status.
+    The verdicts: on the drawn instances (with size and power), each negative control
+    (``control_verdicts``), then against the class's worst case where it applies;
+    ``rates.verdict.combine`` of them is the claim's status.
     """
     from fcocheck.verify.claim_worst import worst_case
 
     c = c.design(quick)
-    v, measured, B = judge_measured(c, seed)
+    _check(c)
+    if not (_names(c) & set(INSTANCE)) - set(c.constants):
+        bound_values(c)  # a bound that cannot be evaluated fails before any run
+    G3, floor, b, B = measure(c, seed)
+    v, measured = judge_data(c, G3, floor, b, seed)
+    verdicts = [v, *control_verdicts(c, G3, floor, b, seed, measured)] if c.controls else [v]
     if not c.worst:
-        return [v], measured
+        return verdicts, measured
     w, rows = worst_case(c, B)
     measured["worst_case"] = rows
-    return [v, w], measured
+    return [*verdicts, w], measured
 
 
 def judge_measured(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any], float]:
-    """The verdict on the drawn instances, what was measured, and the class's B.
+    """The verdict on the drawn instances, what was measured, and the class's B (``judge_data``)."""
+    _check(c)
+    if not (_names(c) & set(INSTANCE)) - set(c.constants):
+        bound_values(c)  # a bound that cannot be evaluated fails before any run
+    G3, floor, b, B = measure(c, seed)
+    v, measured = judge_data(c, G3, floor, b, seed)
+    return v, measured, B
+
+
+def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray,
+               seed: int = 0) -> tuple[Verdict, dict[str, Any]]:
+    """The claim's rule on a measurement (instances × repetitions × points), its resolution and bound.
 
     Sense ``Θ``: the log–log slope over the resolved points against the bound's exponent (``_law``).
     Sense ``≲`` — a bound without the instance's constants and one run per point: every instance is
@@ -433,10 +456,6 @@ def judge_measured(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any], fl
     """
     from fcocheck.verify.experiments.judge import bound_instances
 
-    _check(c)
-    if not (_names(c) & set(INSTANCE)) - set(c.constants):
-        bound_values(c)  # a bound that cannot be evaluated fails before any run
-    G3, floor, b, B = measure(c, seed)
     G = G3.mean(axis=1)
     x = np.asarray(c.along[1], dtype=float)
     if c.direction == "shrinks":
@@ -446,14 +465,14 @@ def judge_measured(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any], fl
     common = bool(np.all(b == b[:1])) and c.repeats == 1
     measured = {"along": list(c.along[1]), "bound": (b[0] if common else b).tolist(),
                 "mean": G.mean(axis=0).tolist(), "instances": G.tolist(), "resolution": floor.tolist(),
-                "seeds": [seed + i for i in range(c.seeds)]}
+                "seeds": [seed + i for i in range(G.shape[0])]}
     if c.repeats > 1:
         measured["repetitions"] = G3.tolist()
     if not common and c.sense == UPPER:
         Y = G3 if c.repeats > 1 else G
         v = bound_instances(x[order], b[:, order], Y[..., order], seed=seed, label=name,
                             floor=floor[:, order])
-        return v, measured, B
+        return v, measured
     kept = resolved_prefix(G[:, order], floor[:, order])
     if kept < len(order):
         measured["unresolved_from"] = float(c.along[1][order[kept]])
@@ -462,15 +481,41 @@ def judge_measured(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any], fl
         reason = (f"an instance's measurement is unresolved from {where} (≤ {float(floor.max()):.1e}, 10³× "
                   f"its reference's certificate, or not positive): {kept} resolved points; the rule is ≥ "
                   f"{MIN_POINTS} — end the sweep earlier")
-        return Verdict(INCONCLUSIVE, "resolution", reason, {}), measured, B
+        return Verdict(INCONCLUSIVE, "resolution", reason, {}), measured
     order = order[:kept]
     if c.sense == LAW:
         along = np.asarray(c.along[1], dtype=float)[order]
-        return _law(c, G3[..., order], along, seed, measured), measured, B
+        return _law(c, G3[..., order], along, seed, measured), measured
     # one row per instance: the rule averages log ratios (each instance's constant cancels from a slope)
     v = bounded_ratio(x[order], b[0, order], G[:, order], seed=seed, label=name,
                       noise=instance_noise(G[:, order]))
-    return v, measured, B
+    return v, measured
+
+
+def control_verdicts(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int,
+                     measured: dict[str, Any]) -> list[Verdict]:
+    """Each negative control (``Claim.controls``): the claim's own rule must reject the variant's runs.
+
+    The variant — the claim with the control's changes (another method, a hyper-parameter …) — is
+    measured on the same instances and sweep and judged by the same rule against the claim's bound; it
+    must come out inconsistent.  Power: the claim's own measurement, offered as the control, is not
+    rejected (``verify.experiments.judge.control``), so a rule that rejects everything cannot pass it.
+    """
+    from fcocheck.verify.experiments.judge import control
+
+    out = []
+    measured["controls"] = {}
+    for label, changes in c.controls.items():
+        variant = replace(c, **dict(changes), controls={}, full={})
+        _check(variant)
+        G3v, floor_v, _, _ = measure(variant, seed)
+        measured["controls"][label] = G3v.mean(axis=1).tolist()
+
+        def rule(d: np.ndarray, fl: np.ndarray = floor_v) -> Verdict:
+            return judge_data(c, np.asarray(d).reshape(G3.shape), fl, b, seed)[0]
+
+        out.append(control(rule, G3v, G3, label))
+    return out
 
 
 def law_exponent(c: Claim) -> float:

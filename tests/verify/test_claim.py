@@ -270,3 +270,23 @@ def test_what_of_a_curve_a_claim_measures():
     assert curve(dataclasses.replace(c, measure="prox_grad_norm_sq"), trace).tolist() == [9.0, 4.0]
     with pytest.raises(InvalidClaimError, match="the rule is a trace metric"):
         curve(dataclasses.replace(c, measure="nope"), trace)
+
+
+def test_a_negative_control_must_be_rejected_by_the_claims_own_rule():
+    """FedDualAvg's averaged gap ≲ 1/R² on identical clients (it converges linearly, so ŵ's gap falls like
+    B/R²: the ratio saturates), with printed FedMiD as the control (ψ applied twice: a floor of 1e-3 under
+    ŵ's transient, so its ratio to 1/R² keeps growing) — rejected, so the control check is consistent and
+    shows its power.  A 'control' that is the claim's own method with a slightly smaller step is not
+    rejected: the check says the rule could not tell it from the claim."""
+    base = Claim("ctl", method="feddualavg", bound="1/R**2", along=("rounds", ROUNDS), problem=HOMOGENEOUS,
+                 hp=HP, worst=False, controls={"printed FedMiD": {"method": "fedmid"}})
+    verdicts, measured = judge(base)
+    claim, ctl = verdicts
+    assert claim.status == "consistent" and ctl.status == "consistent", (claim.reason, ctl.reason)
+    assert ctl.rule == "negative control (printed FedMiD)" and "rejects the curve that satisfies" in ctl.reason
+    assert len(measured["controls"]["printed FedMiD"]) == 3  # measured on the same instances
+    twin = dataclasses.replace(base, controls={"a smaller step": {"hp": {**HP, "eta_c": 0.09}}})
+    _, ctl = judge(twin)[0]
+    assert ctl.status == "inconsistent" and ctl.rule == "negative control (a smaller step)", ctl.reason
+    with pytest.raises(InvalidClaimError, match="control 'x' changes \\['nope'\\]"):
+        judge(dataclasses.replace(base, controls={"x": {"nope": 1}}))
