@@ -157,6 +157,34 @@ def seeds_for(quick: bool, seed: int, quick_n: int, full_n: int) -> list[int]:
     return list(range(seed, seed + (quick_n if quick else full_n)))
 
 
+#: where a study seed's replacement instances start (``draw_instances``): far above any study seed
+REPLACEMENT_BASE = 1_000_000
+
+
+def draw_instances(seed: int, want: int, accept: Callable[[int], Any], cap: int) -> tuple[list, list[int]]:
+    """``want`` instances of a class that ``accept`` (instance seed → what it measured, or None to skip).
+
+    Slot i tries instance seed + i; a skipped draw is replaced from the study seed's own stream
+    ``REPLACEMENT_BASE + cap·seed + k`` (k = 0, 1, …), so two study seeds never fall back on the same
+    instances (a sequential search made seeds 5, 6 and 7 of a study all measure instances 7, 8, 9).
+    At most ``cap`` draws are skipped.  Returns [(instance seed, what it measured)] and the skipped seeds.
+    """
+    got: list[tuple[int, Any]] = []
+    skipped: list[int] = []
+    for slot in range(want):
+        s = seed + slot
+        while True:
+            out = accept(s)
+            if out is not None:
+                got.append((s, out))
+                break
+            skipped.append(s)
+            if len(skipped) >= cap:
+                return got, skipped
+            s = REPLACEMENT_BASE + cap * seed + len(skipped) - 1
+    return got, skipped
+
+
 def tail_mean(arr: np.ndarray, tail: float = 0.25) -> float:
     """Mean of the last ``tail`` fraction of a curve (a steady-state value)."""
     arr = np.asarray(arr, dtype=float)

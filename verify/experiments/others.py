@@ -12,7 +12,15 @@ from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdi
 from fcocheck.solvers.constants import compute_constants
 from fcocheck.solvers.reference.certificate import RESOLVED
 from fcocheck.verify.experiments import judge
-from fcocheck.verify.experiments.base import Result, plot_spec, runs, seeds_for, slope_series, tail_mean
+from fcocheck.verify.experiments.base import (
+    Result,
+    draw_instances,
+    plot_spec,
+    runs,
+    seeds_for,
+    slope_series,
+    tail_mean,
+)
 from fcocheck.verify.experiments.instances import drift_quadratics, named, quadratics
 
 
@@ -316,7 +324,7 @@ def svrg_contraction(quick: bool, seed: int) -> Result:
     )
 
 
-#: Instances fedcanon-heterogeneity may draw to find its 3 (5) whose floors are all resolved.
+#: Draws fedcanon-heterogeneity may skip to find its 3 (5) instances whose floors are all resolved.
 DRAW_CAP = 12
 
 
@@ -345,15 +353,9 @@ def fedcanon_heterogeneity(quick: bool, seed: int) -> Result:
                     return None  # a floor of 0 (the optimum at a vertex both reach exactly) says nothing
         return out
 
-    # one instance per seed (a row each), drawn from seed on until ``want`` resolve every floor
-    seeds, skipped, rows = [], [], []
-    for s in range(seed, seed + DRAW_CAP):
-        got = floors_of(s)
-        (skipped if got is None else seeds).append(s)
-        if got is not None:
-            rows.append(got)
-        if len(seeds) == want:
-            break
+    # one instance per slot (a row each); one whose floors are not all resolved is replaced
+    drawn, skipped = draw_instances(seed, want, floors_of, DRAW_CAP)
+    seeds, rows = [s for s, _ in drawn], [r for _, r in drawn]
     curves = {alg: np.array([r[alg] for r in rows]) for alg, _ in methods}
     fit, v = judge.exponent(xs, curves["fedcanon"], 0.0, "two-sided", seed, "ζ")
 

@@ -37,7 +37,7 @@ from fcocheck.solvers.generators import generate
 from fcocheck.solvers.problem import uniform_weights
 from fcocheck.solvers.reference import reference_solve
 from fcocheck.verify.experiments import judge
-from fcocheck.verify.experiments.base import Result, plot_spec, runs, seeds_for, slope_series
+from fcocheck.verify.experiments.base import Result, draw_instances, plot_spec, runs, seeds_for, slope_series
 from fcocheck.verify.experiments.instances import quadratics
 
 #: FedDualAvg's floor must sit at least this far below FedMiD-avg's ("≪"); it may be a legal floor (the
@@ -62,12 +62,16 @@ def curse_margin(p, ref) -> float:  # noqa: ANN001
 
 
 def _curse_instance(seed: int):  # noqa: ANN202
-    """The first instance of the class (drawn from seed, seed + 1, …) where the curse's condition holds."""
-    for draw in range(seed, seed + DRAWS):
+    """Instance ``seed`` of the class, or the first replacement where the curse's condition holds.
+
+    Replacements come from the study seed's own stream (``base.draw_instances``); None after ``DRAWS``.
+    """
+    def accept(draw: int):  # noqa: ANN202
         p, ref = quadratics(1.0, lam=0.3, clients=8, assumption2=False, seed=draw)
-        if curse_margin(p, ref) > 0:
-            return p, ref, draw
-    return None
+        return (p, ref) if curse_margin(p, ref) > 0 else None
+
+    got, _ = draw_instances(seed, 1, accept, DRAWS)
+    return (*got[0][1], got[0][0]) if got else None
 
 
 def _steady(alg: str, p, ref, hp: dict, rounds: int) -> tuple[float, np.ndarray]:
@@ -81,7 +85,7 @@ def curse_rate(quick: bool, seed: int) -> Result:
     """Steady state of FedMiD-avg ∝ (η_cK)¹ over η_c and over K; FedDualAvg's floor ≪ it (module doc)."""
     found = _curse_instance(seed)
     if found is None:
-        return Result("fco-curse-rate", FCO_CURSE.name, f"quadratics seeds {seed}…{seed + DRAWS - 1}", {},
+        return Result("fco-curse-rate", FCO_CURSE.name, f"quadratics seed {seed}, {DRAWS} replacements", {},
                       [Verdict(NOT_APPLICABLE, "applicability", "it needs an instance whose clients' "
                                f"gradients cross λ off the support at w*; none in {DRAWS} draws")])
     p, ref, draw = found
