@@ -123,8 +123,9 @@ def curse_rate(quick: bool, seed: int) -> Result:
     return Result(
         "fco-curse-rate",
         FCO_CURSE.name,
-        f"quadratics (common Hessian, μ = 0.1, L = 1, ζ = 1; instance seed {draw}, the first from {seed} "
-        f"whose clients' gradients cross λ off the support by {curse_margin(p, ref):.3g}), ψ = 0.3‖·‖₁ "
+        f"quadratics (common Hessian, μ = 0.1, L = 1, ζ = 1; instance seed {draw}: seed {seed}, or its "
+        f"first replacement, whose clients' gradients cross λ off the support by "
+        f"{curse_margin(p, ref):.3g}), ψ = 0.3‖·‖₁ "
         f"({int(zeros.sum())} of {zeros.size} optimum coordinates zero), 8 clients, exact gradients, "
         "η_s = 1, R = 8/(μη_cK) (FedDualAvg: 24/(μη_cK)); final Φ − Φ* of FedMiD-avg and FedDualAvg",
         measured,
