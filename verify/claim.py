@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -69,7 +69,7 @@ READABLE = {"eta_c": "η_c", "eta_s": "η_s", "eta_l": "η_l", "eta_g": "η_g", 
 #: a claim's senses: an upper bound, a law (``Claim.sense``)
 UPPER, LAW = "≲", "Θ"
 #: what of a metric's curve a claim measures (``Claim.statistic``)
-STATISTICS = ("last", "mean", "tail_mean", "last_step_mean")
+STATISTICS = ("last", "mean", "tail_mean", "last_step_mean", "limit")
 #: measures derived from a trace metric (the report's label beside each)
 DERIVED = {"prox_grad_norm_sq": ("prox_grad_norm", 2)}
 
@@ -112,7 +112,9 @@ class Claim:
         statistic: what of the metric's curve is measured: ``last`` (its last round), ``mean`` (its
             mean over the rounds), ``tail_mean`` (its mean over the last half: a steady state),
             ``last_step_mean`` (a per-local-step metric's last step, averaged over the rounds; the runs
-            then record every step).
+            then record every step), ``limit`` (lim_R Φ(ŵ_R) − Φ* of a dual-averaging method with exact
+            gradients: ``measure="gap_avg"``, its tail average run to a settled value; a further verdict
+            says whether every resolved point settled).
         controls: negative controls, label → changes to the claim (another method, a hyper-parameter,
             another class): the claim's rule, on the same instances and sweep, must reject each variant
             (``control_verdicts``) — the rule's power shown on real runs, not only on simulated ones.
@@ -160,9 +162,9 @@ class Claim:
 
 
 #: constants measured on each drawn instance when ``bound`` or an ``hp`` expression names them (a stated
-#: constant of the same name wins): the clients M, and B = D_h(w*, w₀), L, G, μ of
-#: ``solvers.constants.compute_constants``
-INSTANCE = ("M", "B", "L", "G", "mu")
+#: constant of the same name wins): the clients M, and B = D_h(w*, w₀), L, G, μ and L_clients = max_m L_m
+#: of ``solvers.constants.compute_constants``
+INSTANCE = ("M", "B", "L", "G", "mu", "L_clients")
 
 
 #: names sympy's parser would read as its own objects (ζ, β, Γ functions; E, I, N, O, Q, S constants and
@@ -240,6 +242,9 @@ def _check(c: Claim) -> None:
     if c.statistic not in STATISTICS:
         raise InvalidClaimError(f"claim {c.name!r}: statistic {c.statistic!r}; the rule is one of "
                                 f"{STATISTICS}")
+    if c.statistic == "limit" and (c.measure != "gap_avg" or c.oracle != "exact" or c.repeats != 1):
+        raise InvalidClaimError(f"claim {c.name!r}: statistic limit with measure {c.measure!r}, oracle "
+                                f"{c.oracle!r}, repeats {c.repeats}; the rule is gap_avg, exact, 1")
     if c.reference_tol is not None and not (_is_number(c.reference_tol) and 0 < c.reference_tol < 1):
         raise InvalidClaimError(f"claim {c.name!r}: reference_tol = {c.reference_tol!r}; the rule is in "
                                 "(0, 1)")
@@ -362,8 +367,18 @@ def noise_seeds(c: Claim, instance_seed: int) -> list[int]:
     return [instance_seed] if c.repeats == 1 else [1000 * instance_seed + k for k in range(c.repeats)]
 
 
-def measure(c: Claim, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """The measurement, its resolution, the bound and the class's B.
+class Measurement(NamedTuple):
+    """What ``measure`` returns (shapes: S instances, P points, ``repeats`` repetitions)."""
+
+    G: np.ndarray  #: the measurement, S × repeats × P
+    floor: np.ndarray  #: each measurement's resolution, S × P
+    bound: np.ndarray  #: the bound on each instance's constants, S × P
+    B: float  #: the largest ½‖w₀ − w*‖² over the instances
+    residual: np.ndarray  #: ``statistic="limit"``: each limit's convergence residual, S × P (else 0)
+
+
+def measure(c: Claim, seed: int = 0) -> Measurement:
+    """The measurement, its resolution, the bound, the class's B and the limits' residuals.
 
     Instances are drawn with seeds ``seed, seed + 1, …`` (the study seed reaches the instance); the
     measurement is instances × repetitions × sweep points, its resolution and the bound (each instance's
@@ -378,7 +393,7 @@ def measure(c: Claim, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray
     what, values = c.along
     gen, params = c.problem
     S, P = c.seeds, len(values)
-    G, floor, bound = np.empty((S, c.repeats, P)), np.zeros((S, P)), np.empty((S, P))
+    G, floor, bound, resid = np.empty((S, c.repeats, P)), np.zeros((S, P)), np.empty((S, P)), np.zeros((S, P))
     B = 0.0
     for i in range(S):
         s = seed + i
@@ -388,14 +403,30 @@ def measure(c: Claim, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray
             hp, rounds, ctx = point(c, v, _instance_constants(c, q, r))
             bound[i, j] = _positive(c, np.array([_evaluate(c, "bound", c.bound, ctx)]), f"instance {s}, "
                                     f"{c.symbols()['name']} = {v:g}")[0]
-            record = "step" if c.statistic == "last_step_mean" else "round"
-            for k, t in enumerate(runs(method_name(c), q, hp, rounds, c.oracle, noise_seeds(c, s), r,
-                                       record=record)):
-                G[i, k, j] = statistic(c, curve(c, t))
             if c.measure in GAP_METRICS:
                 floor[i, j] = RESOLVED * r.certificate.value
+            if c.statistic == "limit":
+                G[i, 0, j], resid[i, j] = _limit(c, q, r, hp, rounds, s, floor[i, j])
+            else:
+                record = "step" if c.statistic == "last_step_mean" else "round"
+                for k, t in enumerate(runs(method_name(c), q, hp, rounds, c.oracle, noise_seeds(c, s), r,
+                                           record=record)):
+                    G[i, k, j] = statistic(c, curve(c, t))
             B = max(B, 0.5 * float(np.sum((q.zero() - r.w) ** 2)))
-    return G, floor, bound, B
+    return Measurement(G, floor, bound, B, resid)
+
+
+def _limit(c: Claim, q: Any, r: Any, hp: dict[str, Any], rounds: int, s: int,
+           resolution: float) -> tuple[float, float]:
+    """``statistic="limit"``: lim_R Φ(ŵ_R) − Φ* and its residual (``verify.experiments.limits``)."""
+    from fcocheck.verify.experiments.limits import limit_gap
+
+    try:
+        return limit_gap(method_name(c), q, r, hp, rounds, s, resolution)
+    except KeyError as exc:
+        raise InvalidClaimError(f"claim {c.name!r}: statistic limit of {method_name(c)!r}, which logs no "
+                                f"{exc}; the rule is a dual-averaging method (its shadow's primal images)") \
+            from exc
 
 
 def method_name(c: Claim) -> str:
@@ -423,12 +454,14 @@ def judge(c: Claim, seed: int = 0, quick: bool = True) -> tuple[list[Verdict], d
     _check(c)
     if not (_names(c) & set(INSTANCE)) - set(c.constants):
         bound_values(c)  # a bound that cannot be evaluated fails before any run
-    G3, floor, b, B = measure(c, seed)
-    v, measured = judge_data(c, G3, floor, b, seed)
-    verdicts = [v, *control_verdicts(c, G3, floor, b, seed, measured)] if c.controls else [v]
+    m = measure(c, seed)
+    v, measured = judge_data(c, m.G, m.floor, m.bound, seed)
+    verdicts = [v, *control_verdicts(c, m.G, m.floor, m.bound, seed, measured)] if c.controls else [v]
+    if c.statistic == "limit":
+        verdicts.append(settled(m))
     if not c.worst:
         return verdicts, measured
-    w, rows = worst_case(c, B)
+    w, rows = worst_case(c, m.B)
     measured["worst_case"] = rows
     return [*verdicts, w], measured
 
@@ -438,9 +471,9 @@ def judge_measured(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any], fl
     _check(c)
     if not (_names(c) & set(INSTANCE)) - set(c.constants):
         bound_values(c)  # a bound that cannot be evaluated fails before any run
-    G3, floor, b, B = measure(c, seed)
-    v, measured = judge_data(c, G3, floor, b, seed)
-    return v, measured, B
+    m = measure(c, seed)
+    v, measured = judge_data(c, m.G, m.floor, m.bound, seed)
+    return v, measured, m.B
 
 
 def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray,
@@ -492,6 +525,20 @@ def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray,
     return v, measured
 
 
+def settled(m: Measurement) -> Verdict:
+    """``statistic="limit"``: every resolved point's limit settled (residual ≤ ``LIMIT_TOL``)."""
+    from fcocheck.rates.threshold import at_most
+    from fcocheck.verify.experiments.judge import identity
+    from fcocheck.verify.experiments.limits import LIMIT_DOUBLINGS, LIMIT_TOL
+
+    resolved = m.G.mean(axis=1) > m.floor
+    worst = float(m.residual[resolved].max()) if resolved.any() else 0.0
+    if at_most(worst, LIMIT_TOL):
+        return identity(worst, LIMIT_TOL, "lim Φ(ŵ_R) reached (tail R/2…R vs 3R/4…R) at every resolved point")
+    return Verdict(INCONCLUSIVE, "limit reached", f"a limit had not settled after {LIMIT_DOUBLINGS} "
+                   f"doublings of R: residual {worst:.2e} (rule ≤ {LIMIT_TOL:g}); no floor measured")
+
+
 def control_verdicts(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int,
                      measured: dict[str, Any]) -> list[Verdict]:
     """Each negative control (``Claim.controls``): the claim's own rule must reject the variant's runs.
@@ -508,7 +555,7 @@ def control_verdicts(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray,
     for label, changes in c.controls.items():
         variant = replace(c, **dict(changes), controls={}, full={})
         _check(variant)
-        G3v, floor_v, _, _ = measure(variant, seed)
+        G3v, floor_v = measure(variant, seed)[:2]
         measured["controls"][label] = G3v.mean(axis=1).tolist()
 
         def rule(d: np.ndarray, fl: np.ndarray = floor_v) -> Verdict:

@@ -85,9 +85,11 @@ def test_the_resolved_prefix(G, floor, kept):
     ({"full": {"seed": 5}}, "full changes ['seed']; the rule is fields of a claim"),
     # a noisy oracle, one run per point and a bound per instance: no noise to judge each instance with
     ({"oracle": "gaussian:0.5", "bound": "B/R"}, "the rule is repeats ≥ 2"),
-    ({"statistic": "median"}, "the rule is one of ('last', 'mean', 'tail_mean', 'last_step_mean')"),
+    ({"statistic": "median"}, "the rule is one of ('last', 'mean', 'tail_mean', 'last_step_mean', 'limit')"),
     ({"statistic": "last_step_mean"}, "the rule is a per-local-step metric"),
     ({"sense": "Θ", "bound": "exp(-R)"}, "the rule for sense Θ is a power of the swept name"),
+    ({"statistic": "limit", "measure": "gap"}, "the rule is gap_avg, exact, 1"),
+    ({"statistic": "limit", "method": "fedavg"}, "the rule is a dual-averaging method"),
 ])
 def test_a_claim_that_cannot_be_judged_is_a_clean_error(change, rule):
     base = {"name": "bad", "method": "feddualavg", "bound": "1/R", "along": ("rounds", [4, 8, 16, 32]),

@@ -19,6 +19,7 @@ from fcocheck.verify.evidence import IDENTITY_TOL
 from fcocheck.verify.experiments import judge
 from fcocheck.verify.experiments.base import Result, plot_spec, runs, seeds_for, slope_series
 from fcocheck.verify.experiments.instances import drift_quadratics, quadratics
+from fcocheck.verify.experiments.limits import LIMIT_DOUBLINGS, LIMIT_TOL, limit_gap
 
 
 def _shadow_residual(trace, eta_c: float) -> float:
@@ -153,62 +154,28 @@ def lemma_4_4(quick: bool, seed: int) -> Result:
 FLOOR_OVER_CERTIFICATE = RESOLVED
 
 
-#: the limit's convergence residual the floors accept, and how far R may double to reach it
-LIMIT_TOL, LIMIT_DOUBLINGS = 0.01, 2
+def _floor_design(xs: list[float], seed: int) -> list[tuple]:
+    """(problem, reference, η_c, K, ζ, L) at each ζ of the floor sweep, on the instances of ``seed``.
 
-
-def _limit_gap(p, ref, eta: float, K: int, R: int, seed: int, resolution: float = 0.0) -> tuple[float, float]:
-    """(lim_R Φ(ŵ_R) − Φ*, its convergence residual) for FedDualAvg with exact gradients.
-
-    ŵ_R of eq. 4.2 averages the primal images of the dual shadow from round 0, so Φ(ŵ_R) carries
-    B/(η_c K R) for every finite R; its limit (the theorem's bound at R → ∞, where only the
-    η_c²LK²ζ² term is left) is the average of the same images over the run's stationary tail.  It is
-    taken over rounds R/2…R and checked against rounds 3R/4…R (the residual); an instance that has not
-    settled by R runs again at 2R, 4R (``LIMIT_DOUBLINGS``) — instances of a class settle at their own pace.
-    A gap at or below ``resolution`` (the reference's certificate × ``FLOOR_OVER_CERTIFICATE``) is not a
-    measurement (its relative residual is rounding): it is returned as measured, not run longer.
-    """
-    def gap(images: np.ndarray, start: int) -> float:
-        return float(p.Phi(images[start:].reshape(-1, images.shape[-1]).mean(0)) - ref.objective)
-
-    for _ in range(LIMIT_DOUBLINGS + 1):
-        (t,) = runs("feddualavg", p, {"eta_c": eta, "local_steps": K}, R, "exact", [seed], ref, record="step")
-        half, quarter = gap(t["shadow_primal"], R // 2), gap(t["shadow_primal"], 3 * R // 4)
-        resid = abs(half - quarter) / max(abs(half), 1e-300)
-        if at_most(resid, LIMIT_TOL) or half <= resolution:
-            break
-        R *= 2
-    return half, resid
-
-
-def _floor_design(vary: str, xs: list[float], seed: int) -> list[tuple]:
-    """(problem, reference, η_c, K, ζ, L) at each point of the floor sweep, on the instances of ``seed``.
-
-    ζ varies: one instance per ζ (the same draw, its deviations scaled), η_c = 1/(4L), K = 10.  K varies:
-    one instance at ζ = 4, η_cK = 1/(2L) fixed (η_c ≤ 1/(4L) for every K ≥ 2).  L = max_m L_m.
+    One instance per ζ (the same draw, its deviations scaled), η_c = 1/(4L), K = 10, L = max_m L_m over
+    the sweep's instances (one step for every ζ, so the bound term moves only with ζ²).
     """
     from fcocheck.solvers.smoothness import client_smoothness_max
 
-    if vary == "zeta":
-        instances = [drift_quadratics(z, seed) for z in xs]
-        L = max(client_smoothness_max(p) for p, _ in instances)
-        return [(p, ref, 0.25 / L, 10, z, L) for (p, ref), z in zip(instances, xs, strict=True)]
-    p, ref = drift_quadratics(4.0, seed)
-    L = client_smoothness_max(p)
-    return [(p, ref, 0.5 / L / K, int(K), 4.0, L) for K in xs]
+    instances = [drift_quadratics(z, seed) for z in xs]
+    L = max(client_smoothness_max(p) for p, _ in instances)
+    return [(p, ref, 0.25 / L, 10, z, L) for (p, ref), z in zip(instances, xs, strict=True)]
 
 
-def _floor_sweep(name: str, vary: str, quick: bool, seed: int) -> Result:
-    """Thm 4.3's η_c²LK²ζ² term, where it can be falsified (the constant C is free).
+def floor_zeta(quick: bool, seed: int) -> Result:
+    """Thm 4.3's η_c²LK²ζ² term as ζ → 0, where it can be falsified (the constant C is free).
 
     ``≲`` bounds the ratio floor/(η_c²LK²ζ²) by one absolute constant, not the local slope: on a
-    bounded domain the floor saturates as ζ or K grows, so a large-x slope says nothing (the floor's
-    local slope reaches 4–5 before it saturates, compatible with any large C).  The ratio is
-    unbounded only if
-    * ζ → 0: the floor vanishes more slowly than ζ² (rule ``lower`` on the small-ζ half), or
-    * K → ∞ at fixed η_cK (the bound term is then constant): the floor keeps growing with K
-      (rule ``upper`` with exponent 0 on the large-K half).
-    LHS: lim_R Φ(ŵ_R) − Φ* with ŵ of eq. 4.2 (``_limit_gap``); σ = 0.
+    bounded domain the floor saturates as ζ grows, so a large-ζ slope says nothing (the floor's local
+    slope reaches 4–5 before it saturates, compatible with any large C).  The ratio is unbounded only if
+    the floor vanishes more slowly than ζ² as ζ → 0 (its direction here; K → ∞ at fixed η_cK is the
+    other, ``verify/paper_claims/fco_4_3_floor_k.py``).  LHS: lim_R Φ(ŵ_R) − Φ* with ŵ of eq. 4.2
+    (``limits.limit_gap``); σ = 0.
 
     The ζ window reaches ζ = 1/32 (1/64 full): an instance can sit on a pre-asymptotic plateau —
     seed 7's floor is 2.0–3.2e-6 for every ζ in 1/8 … 2, then falls to 6e-7, 3e-9, 5e-12 at ζ = 1/16,
@@ -216,43 +183,37 @@ def _floor_sweep(name: str, vary: str, quick: bool, seed: int) -> Result:
     'inconsistent' at seed 5).  The claim is about ζ → 0; the window's tail must be there.
     """
     R = 160 if quick else 400
-    zetas = np.geomspace(1 / 32, 2.0, 7) if quick else np.geomspace(1 / 64, 4.0, 13)
-    xs = ([float(x) for x in zetas] if vary == "zeta" else
-          [4.0, 8.0, 16.0, 32.0, 64.0] if quick else [2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0])
+    xs = [float(x) for x in (np.geomspace(1 / 32, 2.0, 7) if quick else np.geomspace(1 / 64, 4.0, 13))]
     seeds = seeds_for(quick, seed, 3, 5)  # one instance per seed: the constant is tested across instances
-    cfgs = [_floor_design(vary, xs, s) for s in seeds]
+    cfgs = [_floor_design(xs, s) for s in seeds]
     shape = (len(seeds), len(xs))
     y, resid, bound, ctrl = np.empty(shape), [], np.empty(shape), np.empty(shape)
     for i, (s, cfg) in enumerate(zip(seeds, cfgs, strict=True)):
         L = cfg[0][5]
         for j, (p, ref, eta, K, z, _) in enumerate(cfg):
             res_ij = FLOOR_OVER_CERTIFICATE * float(ref.certificate.value)
-            y[i, j], r = _limit_gap(p, ref, eta, K, R, s, res_ij)
+            hp = {"eta_c": eta, "local_steps": K}
+            y[i, j], r = limit_gap("feddualavg", p, ref, hp, R, s, res_ij)
             if y[i, j] > res_ij:  # only a resolved floor must have settled (the others are not judged)
                 resid.append(r)
             bound[i, j] = float(THM_4_3.values(eta_c=eta, L=L, K=K, zeta=z, B=1.0, R=1.0, M=1.0,
                                                sigma=0.0)["heterogeneity"])
-            # negative controls on real runs, through the same rule: each must come out inconsistent
-            if vary == "zeta":  # FedMiD-OSP: K unconstrained local steps, then one projection, even at ζ = 0
-                (t,) = runs("fedmid-osp", p, {"eta_c": eta, "local_steps": K}, R, "exact", [s], ref)
-                ctrl[i, j] = max(float(np.mean(t["gap"][R // 2:])), 1e-300)
-            else:  # the same FedDualAvg at fixed η_c (the bound term then grows ∝ K²): its floor grows
-                ctrl[i, j] = _limit_gap(p, ref, cfg[len(xs) // 2][2], K, R, s)[0]
+            # the negative control on real runs, through the same rule: it must come out inconsistent —
+            # FedMiD-OSP: K unconstrained local steps, then one projection, even at ζ = 0
+            (t,) = runs("fedmid-osp", p, hp, R, "exact", [s], ref)
+            ctrl[i, j] = max(float(np.mean(t["gap"][R // 2:])), 1e-300)
     cfg = cfgs[0]
     cert = max(ref.certificate.value for c in cfgs for _, ref, *_ in c)
     floor = np.array([[FLOOR_OVER_CERTIFICATE * ref.certificate.value for _, ref, *_ in c] for c in cfgs])
     half = len(xs) // 2
-    # the direction into the theorem's regime: ζ → 0 (coordinate 1/ζ), K → ∞ at fixed η_cK (coordinate K)
-    order = np.argsort(-np.asarray(xs)) if vary == "zeta" else np.argsort(xs)
-    direction = (1 / np.asarray(xs) if vary == "zeta" else np.asarray(xs, dtype=float))[order]
-    label = "1/ζ" if vary == "zeta" else "K"
-    fit_x = xs[: half + 1] if vary == "zeta" else xs[half:]
-    fit_y = y[:, : half + 1] if vary == "zeta" else y[:, half:]
+    order = np.argsort(-np.asarray(xs))  # the direction into the theorem's regime: ζ → 0 (coordinate 1/ζ)
+    direction = (1 / np.asarray(xs))[order]
+    fit_x, fit_y = xs[: half + 1], y[:, : half + 1]
     ratio_max = float(np.max(y / bound))
 
     def rule(data: np.ndarray) -> Verdict:
         return judge.bound_instances(direction, bound[:, order], np.atleast_2d(data)[:, order], seed,
-                                     label=label, floor=floor[:, order])
+                                     label="1/ζ", floor=floor[:, order])
 
     v = rule(y)
     fit = loglog_slope(np.asarray(fit_x), np.maximum(fit_y, 1e-300), seed=seed)
@@ -263,25 +224,17 @@ def _floor_sweep(name: str, vary: str, quick: bool, seed: int) -> Result:
                Verdict(INCONCLUSIVE, "limit reached", "an instance had not settled by "
                        f"{R * 2**LIMIT_DOUBLINGS} rounds: residual {max(resid):.2e} (rule ≤ {LIMIT_TOL:g}); "
                        "no floor measured"))
-    checks = [v, settled]
-    if vary == "zeta":
-        what_ctrl = "FedMiD-OSP (ψ only in the server step): its floor does not vanish as ζ → 0"
-        short_ctrl = "control: FedMiD-OSP, Φ(w_r) − Φ*"
-    else:
-        what_ctrl = f"FedDualAvg at fixed η_c = {cfg[half][2]:.3g} (not fixed η_cK): floor grows with K"
-        short_ctrl = "control: fixed η_c"
-    checks.append(judge.control(rule, ctrl, y, what_ctrl))
-    what = ("vary ζ ∈ " + str([round(x, 3) for x in xs]) + f" at η_c = 1/(4L) = {cfg[0][2]:.3g}, K = 10; "
-            "the ζ² factor judged as ζ → 0 (small-ζ half)") if vary == "zeta" else (
-            "vary K ∈ " + str([int(k) for k in xs]) + f" at fixed η_cK = {cfg[0][2] * cfg[0][3]:.3g} "
-            "(the bound term η_c²LK²ζ² is then constant), ζ = 4; judged on the large-K half")
+    control = judge.control(rule, ctrl, y, "FedMiD-OSP (ψ only in the server step): its floor does not "
+                            "vanish as ζ → 0")
     return Result(
-        name,
+        "fco-4.3-floor-zeta",
         THM_4_3.name,
         f"FedDualAvg on {len(seeds)} instances (seeds {seeds}) of quadratics with heterogeneous Hessians "
         f"(spread 0.5) on the ℓ1-ball of radius 3 (ζ exact on the domain, L = max_m L_m = "
         f"{', '.join(f'{c[0][5]:.3g}' for c in cfgs)}), σ = 0, R = {R}; LHS = lim_R Φ(ŵ_R) − Φ* (ŵ of "
-        f"eq. 4.2, the bound at R → ∞ where only η_c²LK²ζ² is left); {what} (η_c of the first instance)",
+        "eq. 4.2, the bound at R → ∞ where only η_c²LK²ζ² is left); vary ζ ∈ "
+        f"{[round(x, 3) for x in xs]} at η_c = 1/(4L) = {cfg[0][2]:.3g}, K = 10; the ζ² factor judged as "
+        "ζ → 0 (small-ζ half) (η_c of the first instance)",
         {
             "x": xs,
             "floor": y,
@@ -292,14 +245,14 @@ def _floor_sweep(name: str, vary: str, quick: bool, seed: int) -> Result:
             "certificate": cert,
             "plot": plot_spec(
                 "slope",
-                "ζ" if vary == "zeta" else "K",
+                "ζ",
                 "lim Φ(ŵ_R) − Φ*",
-                [slope_series("FedDualAvg", xs, y, fit, 2.0 if vary == "zeta" else 0.0, fit_x=fit_x,
+                [slope_series("FedDualAvg", xs, y, fit, 2.0, fit_x=fit_x,
                               bound=np.exp(np.log(bound).mean(axis=0))),
-                 slope_series(short_ctrl, xs, np.maximum(ctrl, 1e-300))],
+                 slope_series("control: FedMiD-OSP, Φ(w_r) − Φ*", xs, np.maximum(ctrl, 1e-300))],
             ),
         },
-        checks,
+        [v, settled, control],
         notes=[
             "≲ hides an absolute constant, so only an unbounded ratio floor/(η_c²LK²ζ²) contradicts the "
             "theorem; on this bounded domain that can happen only as ζ → 0 or as K → ∞ at fixed η_cK, "
@@ -308,16 +261,6 @@ def _floor_sweep(name: str, vary: str, quick: bool, seed: int) -> Result:
             "result, since the ratio stays bounded).",
         ],
     )
-
-
-def floor_zeta(quick: bool, seed: int) -> Result:
-    """Thm 4.3: lim Φ(ŵ) − Φ* vanishes at least as fast as ζ² as ζ → 0."""
-    return _floor_sweep("fco-4.3-floor-zeta", "zeta", quick, seed)
-
-
-def floor_K(quick: bool, seed: int) -> Result:
-    """Thm 4.3: lim Φ(ŵ) − Φ* stays bounded as K → ∞ at fixed η_cK (bound term constant)."""
-    return _floor_sweep("fco-4.3-floor-K", "K", quick, seed)
 
 
 def variance_M(quick: bool, seed: int) -> Result:
