@@ -115,6 +115,9 @@ class Claim:
             then record every step), ``limit`` (lim_R Φ(ŵ_R) − Φ* of a dual-averaging method with exact
             gradients: ``measure="gap_avg"``, its tail average run to a settled value; a further verdict
             says whether every resolved point settled).
+        constants_over: ``point`` (each point's instance supplies its measured constants) or ``sweep``
+            (a sweep of a generator parameter: each measured constant is the largest over the instance
+            seed's sweep — one step and one bound constant for the whole sweep, as a class's L is).
         controls: negative controls, label → changes to the claim (another method, a hyper-parameter,
             another class): the claim's rule, on the same instances and sweep, must reject each variant
             (``control_verdicts``) — the rule's power shown on real runs, not only on simulated ones.
@@ -143,6 +146,7 @@ class Claim:
     sense: str = UPPER
     statistic: str = "last"
     controls: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    constants_over: str = "point"
 
     def symbols(self) -> dict[str, Any]:
         """The bound as a sympy expression, the swept symbol and its name."""
@@ -242,6 +246,9 @@ def _check(c: Claim) -> None:
     if c.statistic not in STATISTICS:
         raise InvalidClaimError(f"claim {c.name!r}: statistic {c.statistic!r}; the rule is one of "
                                 f"{STATISTICS}")
+    if c.constants_over not in ("point", "sweep"):
+        raise InvalidClaimError(f"claim {c.name!r}: constants_over {c.constants_over!r}; the rule is point | "
+                                "sweep")
     if c.statistic == "limit" and (c.measure != "gap_avg" or c.oracle != "exact" or c.repeats != 1):
         raise InvalidClaimError(f"claim {c.name!r}: statistic limit with measure {c.measure!r}, oracle "
                                 f"{c.oracle!r}, repeats {c.repeats}; the rule is gap_avg, exact, 1")
@@ -398,9 +405,14 @@ def measure(c: Claim, seed: int = 0) -> Measurement:
     for i in range(S):
         s = seed + i
         fixed = None if what.startswith("problem.") else drawn(gen, s, c.reference_tol, **params)
+        cases = [fixed or drawn(gen, s, c.reference_tol, **{**params, what.removeprefix("problem."): v})
+                 for v in values]
+        own = [_instance_constants(c, q, r) for q, r in cases]
+        if c.constants_over == "sweep":
+            own = [{k: max(o[k] for o in own) for k in own[0]}] * len(own)
         for j, v in enumerate(values):
-            q, r = fixed or drawn(gen, s, c.reference_tol, **{**params, what.removeprefix("problem."): v})
-            hp, rounds, ctx = point(c, v, _instance_constants(c, q, r))
+            q, r = cases[j]
+            hp, rounds, ctx = point(c, v, own[j])
             bound[i, j] = _positive(c, np.array([_evaluate(c, "bound", c.bound, ctx)]), f"instance {s}, "
                                     f"{c.symbols()['name']} = {v:g}")[0]
             if c.measure in GAP_METRICS:
@@ -495,6 +507,7 @@ def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray,
         x = 1.0 / x
     order = np.argsort(x)
     name = c.symbols()["name"]
+    shown = ("1/" if c.direction == "shrinks" else "") + READABLE.get(name, name)  # the judged coordinate
     common = bool(np.all(b == b[:1])) and c.repeats == 1
     measured = {"along": list(c.along[1]), "bound": (b[0] if common else b).tolist(),
                 "mean": G.mean(axis=0).tolist(), "instances": G.tolist(), "resolution": floor.tolist(),
@@ -503,7 +516,7 @@ def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray,
         measured["repetitions"] = G3.tolist()
     if not common and c.sense == UPPER:
         Y = G3 if c.repeats > 1 else G
-        v = bound_instances(x[order], b[:, order], Y[..., order], seed=seed, label=name,
+        v = bound_instances(x[order], b[:, order], Y[..., order], seed=seed, label=shown,
                             floor=floor[:, order])
         return v, measured
     kept = resolved_prefix(G[:, order], floor[:, order])
@@ -520,7 +533,7 @@ def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray,
         along = np.asarray(c.along[1], dtype=float)[order]
         return _law(c, G3[..., order], along, seed, measured), measured
     # one row per instance: the rule averages log ratios (each instance's constant cancels from a slope)
-    v = bounded_ratio(x[order], b[0, order], G[:, order], seed=seed, label=name,
+    v = bounded_ratio(x[order], b[0, order], G[:, order], seed=seed, label=shown,
                       noise=instance_noise(G[:, order]))
     return v, measured
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from fcocheck.verify.paper_claims import (
     fco_4_2_rounds,
     fco_4_3_floor_k,
+    fco_4_3_floor_zeta,
     fco_4_3_tuned_r,
     fco_lemma_4_5,
     fedcanon_floor_b,
@@ -21,5 +22,6 @@ from fcocheck.verify.paper_claims import (
 
 #: by name
 CLAIMS = {c.name: c for c in (fco_lemma_4_5.K_NOISE, fco_lemma_4_5.K_HETERO, fco_lemma_4_5.ETA,
-                              fco_4_3_floor_k.CLAIM, fco_4_3_tuned_r.CLAIM, fco_4_2_rounds.CLAIM,
+                              fco_4_3_floor_zeta.CLAIM, fco_4_3_floor_k.CLAIM, fco_4_3_tuned_r.CLAIM,
+                              fco_4_2_rounds.CLAIM,
                               fedcanon_floor_b.CLAIM)}
