@@ -172,8 +172,8 @@ def experiment_figure(result: dict[str, Any], worst_constant: float | None = Non
             panel.lines.append(measured_line(s["label"], s["x"], s["Y"]))
             panel.lines.append(_scaled(s, C, f"{C:.3g} × {name}", "predicted"))
             panel.lines.append(_scaled(s, 1.0, f"{name} (constants 1)", "bound"))
-            if worst_constant:
-                label = f"{worst_constant:.3g} × tuned rate (worst-case constant, PEP)"
+            if worst_constant and spec.get("worst_overlay", True):
+                label = f"{worst_constant:.3g} × {name} (worst-case constant, PEP)"
                 panel.lines.append(_scaled(s, worst_constant, label, "reference"))
     elif kind == "scatter":
         s = spec["series"][0]

@@ -646,12 +646,26 @@ def plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any]:
         series = slope_series(f"{method_name(c)} (ratio to each instance's bound)", along, ratios,
                               bound=[1.0] * len(along))
         return plot_spec("bound", c.symbols()["name"], f"{label} / its bound", [series],
-                         C=float(np.nanmax(ratios)), rows=ROWS,
+                         C=float(np.nanmax(ratios)), rows=ROWS, worst_overlay=_is_tuned_rate(c),
+                         bound_label="tuned rate" if _is_tuned_rate(c) else "the claimed bound",
                          bound_name=f"1 (the claimed bound {c.bound_text()} with each instance's constants)")
     ratios = np.array(measured["instances"]) / bound
     series = slope_series(method_name(c), along, measured["instances"], bound=measured["bound"])
     return plot_spec("bound", c.symbols()["name"], label, [series], C=float(np.nanmax(ratios)), rows=ROWS,
-                     bound_name=f"the claimed bound {c.bound_text()}", bound_label=c.bound_text())
+                     bound_name=f"the claimed bound {c.bound_text()}", bound_label=c.bound_text(),
+                     worst_overlay=_is_tuned_rate(c))
+
+
+def _is_tuned_rate(c: Claim) -> bool:
+    """Whether the claim's bound is its theorem's published tuned rate.
+
+    The report then draws the theorem's worst-case constant beside it; any other bound's worst case is
+    the claim's own.
+    """
+    from fcocheck.rates.catalog import THEOREMS
+
+    thm = THEOREMS.get(c.theorem)
+    return thm is not None and thm.tuned is not None and c.symbols()["expr"] == thm.tuned
 
 
 #: the public name (``fcocheck.judge_claim``)

@@ -8,6 +8,7 @@ from fcocheck.solvers.generators import generate
 from fcocheck.solvers.problem import Problem
 from fcocheck.solvers.reference import reference_solve
 from fcocheck.solvers.reference.solve import ReferenceSolution
+from fcocheck.verify.classes import DRIFT, DRIFT_TOL
 
 
 @lru_cache(maxsize=64)
@@ -31,11 +32,6 @@ def quadratics(
     return p, reference_solve(p)
 
 
-#: the drift instances' parameters (``drift_quadratics``; the tuned-R claim draws the same class)
-DRIFT = {"clients": 8, "d": 20, "hessian_spread": 0.5, "ball": 3.0}
-#: their certificate: 1e-13 relative (above the rounding floor, 3e-14), since Thm 4.3's floors go down
-#: to 1e-8 and must sit far above it
-DRIFT_TOL = 1e-13
 
 
 def drift_quadratics(zeta: float, seed: int = 0) -> tuple[Problem, ReferenceSolution]:

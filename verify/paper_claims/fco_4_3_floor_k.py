@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from fcocheck.rates.catalog import THM_4_3
 from fcocheck.verify.claim import Claim
-from fcocheck.verify.experiments.instances import DRIFT, DRIFT_TOL
+from fcocheck.verify.classes import DRIFT, DRIFT_TOL
 
 
 def drift_term():  # noqa: ANN201 - a sympy expression

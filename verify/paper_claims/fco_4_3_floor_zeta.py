@@ -20,7 +20,7 @@ import numpy as np
 
 from fcocheck.rates.catalog import THM_4_3
 from fcocheck.verify.claim import Claim
-from fcocheck.verify.experiments.instances import DRIFT, DRIFT_TOL
+from fcocheck.verify.classes import DRIFT, DRIFT_TOL
 from fcocheck.verify.paper_claims.fco_4_3_floor_k import drift_term
 
 CLAIM = Claim(

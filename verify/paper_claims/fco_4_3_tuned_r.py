@@ -18,7 +18,7 @@ from functools import cache
 
 from fcocheck.rates.catalog import THM_4_3
 from fcocheck.verify.claim import Claim
-from fcocheck.verify.experiments.instances import DRIFT, DRIFT_TOL
+from fcocheck.verify.classes import DRIFT, DRIFT_TOL
 
 
 @cache

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from fcocheck.rates.catalog import LEMMA_4_5
 from fcocheck.verify.claim import LAW, Claim
+from fcocheck.verify.classes import ASSUMPTION_2
 
-#: Assumption 2's quadratics: 8 clients, d = 20, common diagonal Hessian, h in the Q-norm, ψ = 0.05‖·‖₁
-CLASS = {"clients": 8, "d": 20, "lam": 0.05, "diagonal": True, "mirror": "diagonal"}
+#: Assumption 2's quadratics with ψ = 0.05‖·‖₁
+CLASS = {**ASSUMPTION_2, "lam": 0.05}
 
 
 def bound():  # noqa: ANN201 - a sympy expression
