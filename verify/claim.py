@@ -46,6 +46,7 @@ import numpy as np
 from fcocheck.rates.oc import MIN_POINTS, bounded_ratio, instance_noise, resolved_prefix
 from fcocheck.rates.verdict import INCONCLUSIVE, Verdict
 from fcocheck.solvers.errors import FcocheckError
+from fcocheck.solvers.readable import readable_name
 
 
 class InvalidClaimError(FcocheckError):
@@ -63,9 +64,6 @@ SYMBOL = {"rounds": "R", "local_steps": "K", "eta_c": "eta_c"}
 #: a measure in the report's statement of a claim
 MEASURE_LATEX = {"gap_avg": r"\Phi(\hat{w}) - \Phi^\star", "gap": r"\Phi(w_R) - \Phi^\star",
                  "prox_grad_norm_sq": r"\|G_\eta(w_r)\|^2"}
-#: how a verdict's reason writes a swept name
-READABLE = {"eta_c": "η_c", "eta_s": "η_s", "eta_l": "η_l", "eta_g": "η_g", "zeta": "ζ", "sigma": "σ",
-            "mu": "μ", "beta": "β", "lambda": "λ"}
 #: a claim's senses: an upper bound, a law (``Claim.sense``)
 UPPER, LAW = "≲", "Θ"
 #: what of a metric's curve a claim measures (``Claim.statistic``)
@@ -192,6 +190,18 @@ def _expr(x: Any, claim: str = "") -> Any:
                                 "names") from exc
 
 
+def _validate(c: Claim) -> None:
+    """``_check``, and a bound without the instance's constants evaluated before any run (fails early)."""
+    _check(c)
+    if not own_constants(c):
+        bound_values(c)
+
+
+def own_constants(c: Claim) -> set[str]:
+    """The instance's constants the claim names and does not state: measured on each drawn instance."""
+    return (_names(c) & set(INSTANCE)) - set(c.constants)
+
+
 def _is_number(x: Any) -> bool:
     return isinstance(x, int | float | np.integer | np.floating) and not isinstance(x, bool)
 
@@ -236,7 +246,7 @@ def _check(c: Claim) -> None:
             bad = sorted(set(changes) - allowed) if isinstance(changes, Mapping) else changes
             raise InvalidClaimError(f"claim {c.name!r}: {what} changes {bad!r}; the rule is fields of a "
                                     f"claim {sorted(allowed)}")
-    own = (_names(c) & set(INSTANCE)) - set(c.constants)
+    own = own_constants(c)
     if c.oracle != "exact" and c.repeats < 2 and c.sense == UPPER and own:
         raise InvalidClaimError(f"claim {c.name!r}: oracle {c.oracle!r} with repeats = {c.repeats} and a "
                                 f"bound with the instance's {sorted(own)}; the rule is repeats ≥ 2 (each "
@@ -331,7 +341,7 @@ def _positive(c: Claim, b: np.ndarray, where: str = "the sweep") -> np.ndarray:
 
 def _instance_constants(c: Claim, p: Any, ref: Any) -> dict[str, float]:
     """The instance's constants that the claim names and does not state (``INSTANCE``)."""
-    need = (_names(c) & set(INSTANCE)) - set(c.constants)
+    need = own_constants(c)
     out: dict[str, float] = {"M": int(p.M)} if "M" in need else {}
     if need - {"M"}:
         from fcocheck.solvers.constants import compute_constants
@@ -463,9 +473,7 @@ def judge(c: Claim, seed: int = 0, quick: bool = True) -> tuple[list[Verdict], d
     from fcocheck.verify.claim_worst import worst_case
 
     c = c.design(quick)
-    _check(c)
-    if not (_names(c) & set(INSTANCE)) - set(c.constants):
-        bound_values(c)  # a bound that cannot be evaluated fails before any run
+    _validate(c)
     m = measure(c, seed)
     v, measured = judge_data(c, m.G, m.floor, m.bound, seed)
     verdicts = [v, *control_verdicts(c, m.G, m.floor, m.bound, seed, measured)] if c.controls else [v]
@@ -480,9 +488,7 @@ def judge(c: Claim, seed: int = 0, quick: bool = True) -> tuple[list[Verdict], d
 
 def judge_measured(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any], float]:
     """The verdict on the drawn instances, what was measured, and the class's B (``judge_data``)."""
-    _check(c)
-    if not (_names(c) & set(INSTANCE)) - set(c.constants):
-        bound_values(c)  # a bound that cannot be evaluated fails before any run
+    _validate(c)
     m = measure(c, seed)
     v, measured = judge_data(c, m.G, m.floor, m.bound, seed)
     return v, measured, m.B
@@ -507,7 +513,7 @@ def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray,
         x = 1.0 / x
     order = np.argsort(x)
     name = c.symbols()["name"]
-    shown = ("1/" if c.direction == "shrinks" else "") + READABLE.get(name, name)  # the judged coordinate
+    shown = ("1/" if c.direction == "shrinks" else "") + readable_name(name)  # the judged coordinate
     common = bool(np.all(b == b[:1])) and c.repeats == 1
     measured = {"along": list(c.along[1]), "bound": (b[0] if common else b).tolist(),
                 "mean": G.mean(axis=0).tolist(), "instances": G.tolist(), "resolution": floor.tolist(),
@@ -601,7 +607,7 @@ def _law(c: Claim, G3: np.ndarray, x: np.ndarray, seed: int, measured: dict[str,
 
     p = law_exponent(c)
     fit, v = judge_exponent(list(x), G3.reshape(-1, G3.shape[-1]), p, "two-sided", seed,
-                            READABLE.get(c.symbols()["name"], c.symbols()["name"]))
+                            readable_name(c.symbols()["name"]))
     measured["fit"] = {**fit.as_dict(), "predicted": p}
     return v
 

@@ -83,12 +83,12 @@ def pep_specs(c: Any, B: float) -> list[Any] | str:
         return cls
     if METHODS[name].smooth_only and cls["psi"] != "zero":
         return f"{name} has no step for ψ and the class has λ > 0 (the rule: lam = 0 for a ψ-free method)"
-    from fcocheck.verify.claim import INSTANCE, _is_expression, _names
+    from fcocheck.verify.claim import _is_expression, own_constants
 
     tuned = sorted(k for k, v in c.hp.items() if _is_expression(v))
     if tuned:
         return f"hyper-parameters {tuned} are expressions (set per instance); the PEP needs numbers"
-    if (_names(c) & set(INSTANCE)) - set(c.constants):
+    if own_constants(c):
         return "the bound names the instance's own constants; the worst case is over the class (state them)"
     hp = dict(c.hp)
     K = int(hp.pop("local_steps", 1))

@@ -370,8 +370,7 @@ class DualAdd:
         return []
 
 
-_SYMBOLS = {"eta_s": "η_s", "eta_c": "η_c", "beta": "β", "eta": "η", "eta_g": "η_g"}
-
-
 def _symbol(name: str) -> str:
-    return _SYMBOLS.get(name, name)
+    from fcocheck.solvers.readable import readable_name
+
+    return readable_name(name)

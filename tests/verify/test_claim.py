@@ -179,7 +179,7 @@ def _tuned_4_2(bound_factor: str):
     from fcocheck.verify.paper_claims import fco_4_2_rounds
 
     base = fco_4_2_rounds.CLAIM
-    return dataclasses.replace(base, bound=lambda: fco_4_2_rounds.tuned_rate() * sp.sympify(bound_factor))
+    return dataclasses.replace(base, bound=lambda: base.bound() * sp.sympify(bound_factor))
 
 
 @pytest.mark.parametrize("factor,status", [

@@ -34,11 +34,10 @@ def claim_experiment(claim, summary: str = "") -> Experiment:  # noqa: ANN001 - 
         return Result(claim.name, claim.theorem or USER_CLAIM, design, measured, verdicts, notes=notes)
 
     summary = summary or f"{claim.measure} {claim.sense} {claim.bound_text()}"
-    from fcocheck.verify.claim import READABLE
+    from fcocheck.solvers.readable import readable_name
 
-    swept = claim.symbols()["name"]
     return Experiment(claim.name, claim.theorem or USER_CLAIM, summary, body,
-                      sweeps=READABLE.get(swept, swept))
+                      sweeps=readable_name(claim.symbols()["name"]))
 
 
 def _any_convex(problem, ref) -> str | None:  # noqa: ANN001

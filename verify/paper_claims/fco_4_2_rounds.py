@@ -8,33 +8,20 @@ tuned step η*(R) and its own bound, against which it is judged.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import partial
 
 from fcocheck.rates.catalog import THM_4_2
 from fcocheck.verify.claim import Claim
-
-
-@cache
-def tuned_step():  # noqa: ANN201 - a sympy expression, built when the claim is judged
-    """Thm 4.2's tuned η_c as an expression in L, B, σ, G, M, K and R."""
-    from fcocheck.rates.algebra import tuning_constants
-
-    return tuning_constants(THM_4_2).step
-
-
-def tuned_rate():  # noqa: ANN201 - a sympy expression
-    """The published tuned rate (4.3) (the catalog's terms)."""
-    return THM_4_2.tuned
-
+from fcocheck.verify.paper_claims import tuned
 
 CLAIM = Claim(
     "fco-4.2-rounds",
     method="feddualavg",
-    bound=tuned_rate,
+    bound=partial(tuned.rate, THM_4_2.name),
     label="rate (4.3)",
     along=("rounds", (10, 20, 40, 80, 160, 320, 640)),
     problem=("constrained-logistic", {"ball": "l2", "radius": 2.0, "clients": 8, "samples": 32, "d": 20}),
-    hp={"eta_c": tuned_step, "local_steps": 10},
+    hp={"eta_c": partial(tuned.step, THM_4_2.name), "local_steps": 10},
     constants={"sigma": 1e-300},
     worst=False,  # its worst case is the tightness study of Thm 4.2 (verify.worstcase)
     theorem=THM_4_2.name,

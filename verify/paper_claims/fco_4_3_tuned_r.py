@@ -14,34 +14,21 @@ shape differences between instances, not noise — and left 24% power).
 
 from __future__ import annotations
 
-from functools import cache
+from functools import partial
 
 from fcocheck.rates.catalog import THM_4_3
 from fcocheck.verify.claim import Claim
 from fcocheck.verify.classes import DRIFT, DRIFT_TOL
-
-
-@cache
-def tuned_step():  # noqa: ANN201 - a sympy expression, built when the claim is judged
-    """Thm 4.3's tuned η_c as an expression in L, B, σ, ζ, M, K and R."""
-    from fcocheck.rates.algebra import tuning_constants
-
-    return tuning_constants(THM_4_3).step
-
-
-def tuned_rate():  # noqa: ANN201 - a sympy expression
-    """The published tuned rate (4.4) (the catalog's terms)."""
-    return THM_4_3.tuned
-
+from fcocheck.verify.paper_claims import tuned
 
 CLAIM = Claim(
     "fco-4.3-tuned-R",
     method="feddualavg",
-    bound=tuned_rate,
+    bound=partial(tuned.rate, THM_4_3.name),
     label="rate (4.4)",
     along=("rounds", (10, 20, 40, 80, 160, 320, 640)),
     problem=("quadratics", {**DRIFT, "zeta": 1.0}),
-    hp={"eta_c": tuned_step, "local_steps": 5},
+    hp={"eta_c": partial(tuned.step, THM_4_3.name), "local_steps": 5},
     constants={"L": 1.0, "zeta": 1.0, "sigma": 0.5},
     oracle="gaussian:0.5",
     repeats=3,
