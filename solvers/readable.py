@@ -4,7 +4,8 @@ from __future__ import annotations
 
 #: parameter name → its symbol in the papers' notation
 READABLE = {"eta": "η", "eta_c": "η_c", "eta_s": "η_s", "eta_l": "η_l", "eta_g": "η_g", "zeta": "ζ",
-            "sigma": "σ", "mu": "μ", "beta": "β", "lambda": "λ"}
+            "sigma": "σ", "mu": "μ", "beta": "β", "lambda": "λ",
+            "lam": "λ"}
 
 
 def readable_name(name: str) -> str:

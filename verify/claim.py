@@ -108,7 +108,7 @@ class Claim:
             ``Θ`` (a law: measured ∝ bound along the sweep — the log–log slope must equal the bound's
             exponent in the swept name, which must be a number).
         statistic: what of the metric's curve is measured: ``last`` (its last round), ``mean`` (its
-            mean over the rounds), ``tail_mean`` (its mean over the last half: a steady state),
+            mean over the rounds), ``tail_mean`` (its mean over the last ``tail``: a steady state),
             ``last_step_mean`` (a per-local-step metric's last step, averaged over the rounds; the runs
             then record every step), ``limit`` (lim_R Φ(ŵ_R) − Φ* of a dual-averaging method with exact
             gradients: ``measure="gap_avg"``, its tail average run to a settled value; a further verdict
@@ -119,6 +119,11 @@ class Claim:
         controls: negative controls, label → changes to the claim (another method, a hyper-parameter,
             another class): the claim's rule, on the same instances and sweep, must reject each variant
             (``control_verdicts``) — the rule's power shown on real runs, not only on simulated ones.
+        vanishes: the measure also vanishes *at* the swept value 0 (``direction="shrinks"``: a floor
+            that is 0 without the regulariser, say): measured there on every instance, it must be at
+            most ``VANISH`` times its value at the sweep's smallest point (``vanishing``).
+        tail: the share of the run's last rounds ``statistic="tail_mean"`` averages (a steady state: long
+            enough to average the noise, short enough to leave the transient out).
 
     """
 
@@ -145,6 +150,8 @@ class Claim:
     statistic: str = "last"
     controls: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     constants_over: str = "point"
+    vanishes: bool = False
+    tail: float = 0.5
 
     def symbols(self) -> dict[str, Any]:
         """The bound as a sympy expression, the swept symbol and its name."""
@@ -262,6 +269,11 @@ def _check(c: Claim) -> None:
     if c.statistic == "limit" and (c.measure != "gap_avg" or c.oracle != "exact" or c.repeats != 1):
         raise InvalidClaimError(f"claim {c.name!r}: statistic limit with measure {c.measure!r}, oracle "
                                 f"{c.oracle!r}, repeats {c.repeats}; the rule is gap_avg, exact, 1")
+    if not (_is_number(c.tail) and 0 < c.tail <= 1):
+        raise InvalidClaimError(f"claim {c.name!r}: tail = {c.tail!r}; the rule is in (0, 1]")
+    if c.vanishes and c.direction != "shrinks":
+        raise InvalidClaimError(f"claim {c.name!r}: vanishes with direction {c.direction!r}; the rule is "
+                                "direction shrinks (the measure vanishes as the swept value goes to 0)")
     if c.reference_tol is not None and not (_is_number(c.reference_tol) and 0 < c.reference_tol < 1):
         raise InvalidClaimError(f"claim {c.name!r}: reference_tol = {c.reference_tol!r}; the rule is in "
                                 "(0, 1)")
@@ -375,7 +387,7 @@ def statistic(c: Claim, curve: np.ndarray) -> float:
     if c.statistic == "tail_mean":
         from fcocheck.verify.experiments.base import tail_mean
 
-        return tail_mean(curve, 0.5)
+        return tail_mean(curve, c.tail)
     return float(curve[-1] if c.statistic == "last" else np.mean(curve))
 
 
@@ -479,6 +491,8 @@ def judge(c: Claim, seed: int = 0, quick: bool = True) -> tuple[list[Verdict], d
     verdicts = [v, *control_verdicts(c, m.G, m.floor, m.bound, seed, measured)] if c.controls else [v]
     if c.statistic == "limit":
         verdicts.append(settled(m))
+    if c.vanishes:
+        verdicts.append(vanishing(c, m.G, seed, measured))
     if not c.worst:
         return verdicts, measured
     w, rows = worst_case(c, m.B)
@@ -558,6 +572,28 @@ def settled(m: Measurement) -> Verdict:
                    f"doublings of R: residual {worst:.2e} (rule ≤ {LIMIT_TOL:g}); no floor measured")
 
 
+#: ``Claim.vanishes``: the measure at the swept value 0, relative to its value at the sweep's smallest point
+VANISH = 1e-3
+
+
+def vanishing(c: Claim, G3: np.ndarray, seed: int, measured: dict[str, Any]) -> Verdict:
+    """``Claim.vanishes``: the measure at the swept value 0 is ≤ ``VANISH`` × its value at the smallest point.
+
+    The same instances are run at 0 (the bound is not evaluated there: it is 0 by the claim); each must
+    vanish.  Power (``verify.experiments.judge.vanishes``): the measure kept at 0 on every instance, or on
+    one, is rejected.
+    """
+    from fcocheck.verify.experiments.judge import vanishes
+
+    at_zero = replace(c, along=(c.along[0], (0.0,)), bound=1, controls={}, full={}, vanishes=False)
+    zero = measure(at_zero, seed).G.mean(axis=1)[:, 0]
+    smallest = G3.mean(axis=1)[:, int(np.argmin(c.along[1]))]
+    measured["at_zero"] = zero.tolist()
+    name = readable_name(c.symbols()["name"])
+    return vanishes(zero, smallest, [seed + i for i in range(zero.size)],
+                    f"{c.measure} at {name} = 0 / at {name} = {min(c.along[1]):.3g}", VANISH)
+
+
 def control_verdicts(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int,
                      measured: dict[str, Any]) -> list[Verdict]:
     """Each negative control (``Claim.controls``): the claim's own rule must reject the variant's runs.
@@ -612,6 +648,9 @@ def _law(c: Claim, G3: np.ndarray, x: np.ndarray, seed: int, measured: dict[str,
     return v
 
 
+#: a generator's name for a parameter whose symbol is a Python keyword: typeset as the symbol
+LATEX_ALIAS = {"lam": "lambda"}
+
 #: what the rows of a claim's figure are (its caption's words)
 ROWS = "runs (instances and their repetitions)"
 
@@ -624,7 +663,10 @@ def statement_latex(c: Claim) -> str:
     rel = r"\lesssim" if c.sense == UPPER else r"\asymp"
     s = c.symbols()
     to = r"\to \infty" if c.direction == "grows" else r"\to 0"
-    return rf"{lhs} {rel} {sp.latex(s['expr'])} \quad ({sp.latex(s['swept'])} {to})"
+    names = {v: sp.latex(sp.Symbol(LATEX_ALIAS[str(v)])) for v in s["expr"].free_symbols | {s["swept"]}
+             if str(v) in LATEX_ALIAS}
+    return (rf"{lhs} {rel} {sp.latex(s['expr'], symbol_names=names)} \quad "
+            rf"({sp.latex(s['swept'], symbol_names=names)} {to})")
 
 
 def plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any]:
@@ -645,20 +687,20 @@ def plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any]:
 
         fit = {k: v for k, v in measured["fit"].items() if k != "predicted"}
         series = slope_series(method_name(c), along, Y, SlopeFit(**fit), measured["fit"]["predicted"])
-        return plot_spec("slope", c.symbols()["name"], label, [series], rows=ROWS)
+        return plot_spec("slope", readable_name(c.symbols()["name"]), label, [series], rows=ROWS)
     if bound.ndim == 2:
         Y = np.array(measured.get("repetitions", measured["instances"]))
         ratios = (Y / (bound[:, None, :] if Y.ndim == 3 else bound)).reshape(-1, len(along))
         series = slope_series(f"{method_name(c)} (ratio to each instance's bound)", along, ratios,
                               bound=[1.0] * len(along))
-        return plot_spec("bound", c.symbols()["name"], f"{label} / its bound", [series],
+        return plot_spec("bound", readable_name(c.symbols()["name"]), f"{label} / its bound", [series],
                          C=float(np.nanmax(ratios)), rows=ROWS, worst_overlay=_is_tuned_rate(c),
                          bound_label="tuned rate" if _is_tuned_rate(c) else "the claimed bound",
                          bound_name=f"1 (the claimed bound {c.bound_text()} with each instance's constants)")
     ratios = np.array(measured["instances"]) / bound
     series = slope_series(method_name(c), along, measured["instances"], bound=measured["bound"])
-    return plot_spec("bound", c.symbols()["name"], label, [series], C=float(np.nanmax(ratios)), rows=ROWS,
-                     bound_name=f"the claimed bound {c.bound_text()}", bound_label=c.bound_text(),
+    return plot_spec("bound", readable_name(c.symbols()["name"]), label, [series], C=float(np.nanmax(ratios)),
+                     rows=ROWS, bound_name=f"the claimed bound {c.bound_text()}", bound_label=c.bound_text(),
                      worst_overlay=_is_tuned_rate(c))
 
 

@@ -15,3 +15,6 @@ DRIFT_TOL = 1e-13
 #: FCO Assumption 2's quadratics: a common diagonal Hessian (spectrum 0.1…1, L = 1), h in the Q-norm
 #: (h(w) = ½wᵀQw/‖Q‖), 8 clients, d = 20 (λ and ζ are each study's own)
 ASSUMPTION_2 = {"clients": 8, "d": 20, "diagonal": True, "mirror": "diagonal"}
+#: FedCanon's quadratics: random Hessians (L = 1), Euclidean h, 8 clients, d = 20 (ζ, λ and μ are each
+#: claim's own)
+FEDCANON_QUADRATICS = {"clients": 8, "d": 20, "diagonal": False, "mirror": "euclidean"}

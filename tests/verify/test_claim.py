@@ -90,6 +90,8 @@ def test_the_resolved_prefix(G, floor, kept):
     ({"sense": "Θ", "bound": "exp(-R)"}, "the rule for sense Θ is a power of the swept name"),
     ({"statistic": "limit", "measure": "gap"}, "the rule is gap_avg, exact, 1"),
     ({"statistic": "limit", "method": "fedavg"}, "the rule is a dual-averaging method"),
+    ({"tail": 0.0}, "tail = 0.0; the rule is in (0, 1]"),
+    ({"vanishes": True}, "vanishes with direction 'grows'; the rule is direction shrinks"),
 ])
 def test_a_claim_that_cannot_be_judged_is_a_clean_error(change, rule):
     base = {"name": "bad", "method": "feddualavg", "bound": "1/R", "along": ("rounds", [4, 8, 16, 32]),
@@ -257,14 +259,16 @@ def test_hyper_parameters_options_pass_through_and_expressions_follow_their_name
 
 
 def test_what_of_a_curve_a_claim_measures():
-    """last, mean, tail_mean (the last half: a steady state), last_step_mean (a per-step metric's last
-    step over the rounds), and the squared proximal-gradient norm derived from its metric."""
+    """last, mean, tail_mean (the last half by default, or the claim's ``tail``: a steady state),
+    last_step_mean (a per-step metric's last step over the rounds), and the squared proximal-gradient
+    norm derived from its metric."""
     from fcocheck.verify.claim import curve, statistic
 
     c = Claim("s", method="fedcanon", bound="1/b", along=("b", [1, 2, 4, 8]))
     g = np.arange(1.0, 11.0)
     got = {s: statistic(dataclasses.replace(c, statistic=s), g) for s in ("last", "mean", "tail_mean")}
     assert got == {"last": 10.0, "mean": 5.5, "tail_mean": 8.0}
+    assert statistic(dataclasses.replace(c, statistic="tail_mean", tail=0.2), g) == 9.5  # the last 2 of 10
     steps = np.array([[1.0, 2.0], [3.0, 6.0]])
     assert statistic(dataclasses.replace(c, statistic="last_step_mean"), steps) == 4.0
     arrays = {"prox_grad_norm": np.array([3.0, 2.0])}
@@ -293,3 +297,40 @@ def test_a_negative_control_must_be_rejected_by_the_claims_own_rule():
     assert ctl.status == "inconsistent" and ctl.rule == "negative control (a smaller step)", ctl.reason
     with pytest.raises(InvalidClaimError, match="control 'x' changes \\['nope'\\]"):
         judge(dataclasses.replace(base, controls={"x": {"nope": 1}}))
+
+
+def test_a_measure_that_vanishes_at_zero_is_checked_there_and_its_violations_fail():
+    """``vanishes``: the rule passes values far below the smallest point's (legal, however small or
+    uneven), and rejects the measure kept at 0 on every instance, on one, or just above the tolerance."""
+    from fcocheck.verify.claim import VANISH
+    from fcocheck.verify.experiments.judge import vanishes
+
+    small = np.array([2e-6, 7e-7, 5e-5])
+    legal = [np.zeros(3), small * 1e-9, small * np.array([0.9, 0.01, 1e-6]) * VANISH]
+    for z in legal:
+        v = vanishes(z, small, [0, 1, 2], "floor", VANISH)
+        assert v.status == "consistent", v.reason
+        assert v.evidence["power"]["rejects"] == ["kept at 0", "kept on one instance"]
+    for z in (small.copy(), np.array([0.0, 0.0, small[2]]), small * 1.01 * VANISH):
+        v = vanishes(z, small, [0, 1, 2], "floor", VANISH)
+        assert v.status == "inconsistent", v.reason
+
+
+def test_the_regulariser_floor_vanishes_at_lambda_zero_on_real_runs():
+    """FedCanon's floor-λ claim: its λ = 0 runs are judged (≤ 10⁻³ of λ = 0.003's floor on each drawn
+    instance), and the same rule rejects FedAvg with a prox at the server, whose floor at λ = 0 is its
+    own drift floor (a method the claim is not about: the check has teeth on real runs)."""
+    from fcocheck.verify.claim import VANISH, vanishing
+    from fcocheck.verify.paper_claims import CLAIMS
+
+    c = CLAIMS["fedcanon-floor-lambda"]
+    from fcocheck.verify.claim import measure
+
+    m = measure(c, 0)
+    measured: dict = {}
+    v = vanishing(c, m.G, 0, measured)
+    assert v.status == "consistent", v.reason
+    assert max(measured["at_zero"]) <= VANISH * m.G.mean(axis=1)[:, 0].min()
+    bad = dataclasses.replace(c, method="fedmid-avg", hp={"eta_c": 0.1, "local_steps": 5})
+    w = vanishing(bad, measure(bad, 0).G, 0, {})
+    assert w.status == "inconsistent", w.reason

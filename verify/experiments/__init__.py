@@ -90,9 +90,7 @@ _ALL = (
         statements.curse_rate,
     ),
     claim_experiment(paper_claims.CLAIMS["fedcanon-floor-b"], "floor ∝ σ²/b"),
-    Experiment(
-        "fedcanon-floor-lambda", "fedcanon-1", "floor → 0 as λ → 0, ∝ (λB_r)²", others.fedcanon_floor_lambda
-    ),
+    claim_experiment(paper_claims.CLAIMS["fedcanon-floor-lambda"], "floor → 0 as λ → 0, ∝ (λB_r)²"),
     Experiment(
         "fedcanon-transient", "fedcanon-1", "running mean of ‖G‖² falls like 1/T", others.fedcanon_transient
     ),
@@ -120,7 +118,7 @@ _SWEEPS = {
     "fco-lemma-4.4": "K, η_c, σ and ζ",
     "fco-4.3-variance-M": "M (at ζ = 0)", "fco-4.1-minibatch": "η_cKL", "fco-4.2-vs-4.1": "R around L²B/G²",
     "fco-4.1-speedup": "M and R", "fco-curse-rate": "η_c and K",
-    "fedcanon-floor-lambda": "λ", "fedcanon-transient": "T", "fedcanon-heterogeneity": "ζ",
+    "fedcanon-transient": "T", "fedcanon-heterogeneity": "ζ",
     "fedcanon-floor-structure": "η_l, K and η_g", "fedcanon-pl-rate": "μ and η_g",
     "svrg-contraction": "m and h",
 }

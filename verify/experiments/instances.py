@@ -8,7 +8,7 @@ from fcocheck.solvers.generators import generate
 from fcocheck.solvers.problem import Problem
 from fcocheck.solvers.reference import reference_solve
 from fcocheck.solvers.reference.solve import ReferenceSolution
-from fcocheck.verify.classes import DRIFT, DRIFT_TOL
+from fcocheck.verify.classes import ASSUMPTION_2, DRIFT, DRIFT_TOL, FEDCANON_QUADRATICS
 
 
 @lru_cache(maxsize=64)
@@ -17,18 +17,11 @@ def quadratics(
 ) -> tuple[Problem, ReferenceSolution]:
     """FCO Assumption 2 instance: common diagonal Q (spectrum 0.1…1, so L = 1), ζ exact, ψ = λ‖·‖₁.
 
-    ``assumption2`` uses h(w) = ½wᵀ(Q/‖Q‖₂)w, the norm of Assumption 2(c); otherwise Euclidean h.
+    ``assumption2`` uses h(w) = ½wᵀ(Q/‖Q‖₂)w, the norm of Assumption 2(c); otherwise FedCanon's class
+    (``verify.classes.FEDCANON_QUADRATICS``: random Hessians, Euclidean h).
     """
-    p = generate(
-        "quadratics",
-        seed=seed,
-        clients=clients,
-        d=20,
-        zeta=zeta,
-        lam=lam,
-        diagonal=assumption2,
-        mirror="diagonal" if assumption2 else "euclidean",
-    )
+    p = generate("quadratics", seed=seed, **{**(ASSUMPTION_2 if assumption2 else FEDCANON_QUADRATICS),
+                                             "clients": clients, "zeta": zeta, "lam": lam})
     return p, reference_solve(p)
 
 

@@ -212,3 +212,24 @@ def control(rule, data: np.ndarray, good: np.ndarray, what: str) -> Verdict:
                        f"{what}: {inner.reason.split('; power')[0]}", {"inner": inner.status})
 
     return powered(judge_control, data, [Violation("the curve that satisfies the claim", good)])
+
+
+def vanishes(at_zero: np.ndarray, at_smallest: np.ndarray, seeds: Sequence[int], what: str,
+             tol: float) -> Verdict:
+    """A measure that vanishes at 0: at_zero ≤ tol × at_smallest on every instance.
+
+    Power: the measure kept at 0 (its value at the smallest point) on every instance, or on the last
+    one only, is rejected.
+    """
+    def judge(z: np.ndarray) -> Verdict:
+        rel = np.asarray(z, dtype=float) / np.asarray(at_smallest, dtype=float)
+        ok = all(at_most(r, tol) for r in rel)
+        return Verdict(CONSISTENT if ok else INCONSISTENT, "vanishes",
+                       f"{what} on instances {list(seeds)}: {', '.join(f'{r:.1e}' for r in rel)} "
+                       f"(rule ≤ {tol:g} on every instance)", {"at_zero": np.asarray(z).tolist()})
+
+    one = np.array(at_zero, dtype=float)
+    one[-1] = at_smallest[-1]
+    return powered(judge, np.asarray(at_zero, dtype=float),
+                   [Violation("kept at 0", np.array(at_smallest, dtype=float)),
+                    Violation("kept on one instance", one)])

@@ -7,7 +7,6 @@ import numpy as np
 from fcocheck.rates.catalog import FEDCANON_1, FEDCANON_2, SVRG_5
 from fcocheck.rates.fit import contraction, floor, nnls_terms
 from fcocheck.rates.power import Violation, powered
-from fcocheck.rates.threshold import at_most
 from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
 from fcocheck.solvers.constants import compute_constants
 from fcocheck.solvers.reference.certificate import RESOLVED
@@ -26,73 +25,6 @@ from fcocheck.verify.experiments.instances import drift_quadratics, named, quadr
 
 def _g2(trace) -> np.ndarray:
     return np.asarray(trace["prox_grad_norm"], dtype=float) ** 2
-
-
-def fedcanon_floor_lambda(quick: bool, seed: int) -> Result:
-    """Thm 1: with exact gradients the floor is the regulariser's, ∝ (λB_r)², and vanishes at λ = 0.
-
-    One quadratics instance per seed (a row each): the exponent's interval is over the instances'
-    own slopes; the floor at λ = 0 is checked on every instance.
-    """
-    xs, R = [float(x) for x in np.geomspace(0.003, 0.4, 8)], 300 if quick else 1000
-    seeds = seeds_for(quick, seed, 3, 5)
-    hp = {"eta_l": 0.1, "local_steps": 5}
-    Y = np.empty((len(seeds), len(xs) + 1))
-    for i, s in enumerate(seeds):
-        for j, lam in enumerate([0.0, *xs]):
-            p, ref = quadratics(1.0, lam=lam, assumption2=False, seed=s)
-            Y[i, j] = tail_mean(_g2(runs("fedcanon", p, hp, R, "exact", [s], ref)[0]))
-    zeros, Yl = Y[:, 0], Y[:, 1:]
-    y = Yl.mean(axis=0)
-    half = len(xs) // 2  # the claim's regime is λ → 0: fit the lower half
-    fit, v_exp = judge.exponent(xs[:half], Yl[:, :half], 2.0, "two-sided", seed, "λ")
-    d = 20
-    reg = [
-        FEDCANON_1.values(**{"lambda": lam}, B_r=np.sqrt(d), Delta_0=1.0, eta_g=1.0, T=1.0, sigma=0.0, b=1.0)[
-            "regulariser"
-        ]
-        for lam in xs
-    ]
-    ratio = float(np.max(Yl / np.array(reg)))
-
-    def limit(z: np.ndarray) -> Verdict:
-        rel = np.asarray(z) / Yl[:, 0]
-        ok = all(at_most(r, 1e-3) for r in rel)
-        return Verdict(CONSISTENT if ok else INCONSISTENT, "limit",
-                       f"floor at λ = 0 on instances {seeds}: {', '.join(f'{r:.1e}' for r in rel)} × each "
-                       f"one's floor at λ = {xs[0]:.3g} (rule ≤ 1e-3 × on every instance)",
-                       {"floor_at_zero": np.asarray(z).tolist()})
-
-    # power: a floor that does not vanish (the floor at the smallest λ > 0, kept at λ = 0) must fail
-    one = zeros.copy()
-    one[-1] = Yl[-1, 0]
-    vanish = powered(limit, zeros, [Violation("floor kept at λ = 0", Yl[:, 0].copy()),
-                                    Violation("floor kept on one instance", one)])
-    return Result(
-        "fedcanon-floor-lambda",
-        FEDCANON_1.name,
-        f"FedCanon, {len(seeds)} quadratics instances ζ=1 (seeds {seeds}), exact gradients, η_l=0.1, "
-        f"K=5, R={R}; floor = tail mean of ‖G(x^t)‖²; λ ∈ 0.003…0.4 (8 points, lower half fitted against "
-        "1/λ); bound term (λB_r)² with B_r = √d for ℓ1",
-        {
-            "lambda": xs,
-            "floor": y,
-            "floor_by_instance": Yl,
-            "floor_at_zero": zeros,
-            "plot": plot_spec(
-                "slope",
-                "λ",
-                "steady-state ‖G(x^t)‖²",
-                [slope_series("FedCanon", xs, Yl, fit, 2.0, fit_x=xs[:half], bound=reg)],
-            ),
-        },
-        [v_exp, vanish],
-        notes=[
-            "Predicted exponent 2 is the toolkit's reading (λB_r)² of the floor (see the theorem's "
-            "notes); the paper's prose only says the floor shrinks with λ. It is checked two-sided "
-            f"(the measured structure, max ratio to (λB_r)² with constant 1: {ratio:.3g})."
-        ],
-    )
 
 
 def fedcanon_transient(quick: bool, seed: int) -> Result:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from fcocheck.rates.catalog import FEDCANON_1
 from fcocheck.verify.claim import LAW, Claim
+from fcocheck.verify.classes import FEDCANON_QUADRATICS
 
 
 def sampling_term():  # noqa: ANN201 - a sympy expression
@@ -24,8 +25,7 @@ CLAIM = Claim(
     bound=sampling_term,
     sense=LAW,
     along=("b", (1, 2, 4, 8, 16)),
-    problem=("quadratics", {"clients": 8, "d": 20, "zeta": 1.0, "lam": 0.001, "diagonal": False,
-                            "mirror": "euclidean"}),
+    problem=("quadratics", {**FEDCANON_QUADRATICS, "zeta": 1.0, "lam": 0.001}),
     hp={"eta_l": 0.2, "local_steps": 2},
     constants={"C_2": 1.0, "sigma": 1.0},
     oracle="gaussian:1.0",
