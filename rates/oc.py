@@ -198,10 +198,14 @@ def critical_value(t: np.ndarray, b: np.ndarray, seeds: int, sigma: float, level
     return max(float(tail_slope(t, np.log(y / b))) + z * sd for y in legal_shapes(t, b).values())
 
 
-def characteristics(t: np.ndarray, b: np.ndarray, seeds: int, sigma: float, seed: int,
+def characteristics(t: np.ndarray, b: np.ndarray, seeds: int, sigma: float, seed: int | tuple[int, ...],
                     violations: dict[str, np.ndarray] | None = None, level: float = LEVEL) -> OC:
-    """The critical value (exact on the legal family) and the size and power measured by simulation."""
-    rng = np.random.default_rng([seed, 0x0C])
+    """The critical value (exact on the legal family) and the size and power measured by simulation.
+
+    ``seed``: an integer, or a tuple (one of several tests of one claim: its own stream, so that the
+    claim's summed size averages independent Monte-Carlo errors instead of repeating one).
+    """
+    rng = np.random.default_rng([*np.atleast_1d(seed).tolist(), 0x0C])
     legal = legal_shapes(t, b)
     crit = critical_value(t, b, seeds, sigma, level)
     size_by = {k: float(np.mean(simulate(y, b, t, seeds, sigma, REPS, rng) > crit)) for k, y in legal.items()}
@@ -210,7 +214,7 @@ def characteristics(t: np.ndarray, b: np.ndarray, seeds: int, sigma: float, seed
     return OC(max(size_by.values()), size_by, power, sigma, crit, REPS, seeds, len(t))
 
 
-def bounded_ratio(x: np.ndarray, b: np.ndarray, Y: np.ndarray, seed: int = 0,
+def bounded_ratio(x: np.ndarray, b: np.ndarray, Y: np.ndarray, seed: int | tuple[int, ...] = 0,
                   violations: Callable[[np.ndarray, np.ndarray], dict[str, np.ndarray]] | None = None,
                   label: str = "x", deterministic: bool = False, noise: float | None = None,
                   level: float = LEVEL) -> Verdict:
@@ -220,7 +224,7 @@ def bounded_ratio(x: np.ndarray, b: np.ndarray, Y: np.ndarray, seed: int = 0,
         x: the direction's coordinate at each point, > 0, growing into the theorem's regime (R; 1/ζ).
         b: the bound (every constant 1) at each point.
         Y: the measurement, seeds × points.
-        seed: seeds the simulations.
+        seed: seeds the simulations (a tuple: one test's own stream among several, ``characteristics``).
         violations: ``(t, b) -> {name: y}`` to replace the default violations.
         label: the coordinate's name in messages.
         deterministic: one seed of an exact-gradient run (its log-noise is ``NOISE_FLOOR``).

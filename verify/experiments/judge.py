@@ -45,7 +45,7 @@ def exponent(x: Sequence[float], Y: np.ndarray, predicted: float, sense: str = "
     return fit, powered(judge, np.asarray(Y, dtype=float), violations)
 
 
-def bound(x: Sequence[float], rate: Sequence[float], Y: np.ndarray, seed: int = 0,
+def bound(x: Sequence[float], rate: Sequence[float], Y: np.ndarray, seed: int | tuple[int, ...] = 0,
           label: str = "x", deterministic: bool = False, noise: float | None = None,
           level: float = LEVEL) -> Verdict:
     """Y ≲ rate along x, x growing into the theorem's regime (``rates.oc.bounded_ratio``).
@@ -70,7 +70,9 @@ def bound_instances(x: Sequence[float], rates: np.ndarray, Y: np.ndarray, seed: 
     it is on any instance, consistent if it is on every instance that resolves ≥ ``MIN_POINTS`` points.
     Each instance's test takes 1/S of the claim's false-alarm budget (critical quantile
     1 − (1 − ``LEVEL``)/S), so the claim's size is at most the sum of the instances' (a union bound,
-    reported measured); power against each violation: the least over the instances.
+    reported measured, each instance simulated on its own stream ``(seed, i)``: with one stream, three
+    instances of one design repeated one Monte-Carlo error three times); power against each violation:
+    the least over the instances.
     """
     B = np.atleast_2d(np.asarray(rates, dtype=float))
     Ya = np.asarray(Y, dtype=float)
@@ -85,7 +87,7 @@ def bound_instances(x: Sequence[float], rates: np.ndarray, Y: np.ndarray, seed: 
         if k < MIN_POINTS:
             skipped.append(i)
             continue
-        verdicts.append((i, k, bound(xa[:k], B[i, :k], Yr[i][:, :k], seed, label, deterministic=exact,
+        verdicts.append((i, k, bound(xa[:k], B[i, :k], Yr[i][:, :k], (seed, i), label, deterministic=exact,
                                      level=level)))
     rule = f"bounded ratio along {label} on each of {Yr.shape[0]} instances (calibrated)"
     if not verdicts:
