@@ -124,6 +124,11 @@ class Claim:
             most ``VANISH`` times its value at the sweep's smallest point (``vanishing``).
         tail: the share of the run's last rounds ``statistic="tail_mean"`` averages (a steady state: long
             enough to average the noise, short enough to leave the transient out).
+        redraw: how many instances may be replaced, each by a fresh draw from the study seed's own
+            stream, when the measurement is unresolved at a point of its sweep (a floor of exactly 0 —
+            an optimum at a vertex the method reaches — says nothing about how the floor moves); 0:
+            none, the sweep is cut before the first unresolved point instead.  The replaced seeds are
+            reported; a claim that cannot draw ``seeds`` resolved instances is inconclusive.
 
     """
 
@@ -152,6 +157,7 @@ class Claim:
     constants_over: str = "point"
     vanishes: bool = False
     tail: float = 0.5
+    redraw: int = 0
 
     def symbols(self) -> dict[str, Any]:
         """The bound as a sympy expression, the swept symbol and its name."""
@@ -269,6 +275,8 @@ def _check(c: Claim) -> None:
     if c.statistic == "limit" and (c.measure != "gap_avg" or c.oracle != "exact" or c.repeats != 1):
         raise InvalidClaimError(f"claim {c.name!r}: statistic limit with measure {c.measure!r}, oracle "
                                 f"{c.oracle!r}, repeats {c.repeats}; the rule is gap_avg, exact, 1")
+    if not (isinstance(c.redraw, int) and not isinstance(c.redraw, bool) and c.redraw >= 0):
+        raise InvalidClaimError(f"claim {c.name!r}: redraw = {c.redraw!r}; the rule is an integer ≥ 0")
     if not (_is_number(c.tail) and 0 < c.tail <= 1):
         raise InvalidClaimError(f"claim {c.name!r}: tail = {c.tail!r}; the rule is in (0, 1]")
     if c.vanishes and c.direction != "shrinks":
@@ -404,50 +412,88 @@ class Measurement(NamedTuple):
     bound: np.ndarray  #: the bound on each instance's constants, S × P
     B: float  #: the largest ½‖w₀ − w*‖² over the instances
     residual: np.ndarray  #: ``statistic="limit"``: each limit's convergence residual, S × P (else 0)
+    seeds: list[int]  #: the instances' seeds
+    skipped: list[int]  #: ``redraw``: the instances replaced (a point unresolved)
 
 
-def measure(c: Claim, seed: int = 0) -> Measurement:
-    """The measurement, its resolution, the bound, the class's B and the limits' residuals.
+class _Row(NamedTuple):
+    """One instance's share of a ``Measurement``: repeats × P, then P each, its B."""
 
-    Instances are drawn with seeds ``seed, seed + 1, …`` (the study seed reaches the instance); the
-    measurement is instances × repetitions × sweep points, its resolution and the bound (each instance's
-    own constants) instances × points; B is the largest ½‖w₀ − w*‖² over the instances (the class's
-    initial condition, for the worst case).  Every run goes through ``verify.experiments.base.runs``,
-    so a report stores it in its run tables.
-    """
+    G: np.ndarray
+    floor: np.ndarray
+    bound: np.ndarray
+    B: float
+    residual: np.ndarray
+
+
+def measure_instance(c: Claim, s: int) -> _Row:
+    """Instance ``s`` of the claim's class at every point of its sweep (``measure``)."""
     from fcocheck.solvers.reference.certificate import RESOLVED
     from fcocheck.verify.experiments.base import runs
     from fcocheck.verify.experiments.instances import drawn
 
     what, values = c.along
     gen, params = c.problem
-    S, P = c.seeds, len(values)
-    G, floor, bound, resid = np.empty((S, c.repeats, P)), np.zeros((S, P)), np.empty((S, P)), np.zeros((S, P))
+    P = len(values)
+    G, floor, bound, resid = np.empty((c.repeats, P)), np.zeros(P), np.empty(P), np.zeros(P)
     B = 0.0
-    for i in range(S):
-        s = seed + i
-        fixed = None if what.startswith("problem.") else drawn(gen, s, c.reference_tol, **params)
-        cases = [fixed or drawn(gen, s, c.reference_tol, **{**params, what.removeprefix("problem."): v})
-                 for v in values]
-        own = [_instance_constants(c, q, r) for q, r in cases]
-        if c.constants_over == "sweep":
-            own = [{k: max(o[k] for o in own) for k in own[0]}] * len(own)
-        for j, v in enumerate(values):
-            q, r = cases[j]
-            hp, rounds, ctx = point(c, v, own[j])
-            bound[i, j] = _positive(c, np.array([_evaluate(c, "bound", c.bound, ctx)]), f"instance {s}, "
-                                    f"{c.symbols()['name']} = {v:g}")[0]
-            if c.measure in GAP_METRICS:
-                floor[i, j] = RESOLVED * r.certificate.value
-            if c.statistic == "limit":
-                G[i, 0, j], resid[i, j] = _limit(c, q, r, hp, rounds, s, floor[i, j])
-            else:
-                record = "step" if c.statistic == "last_step_mean" else "round"
-                for k, t in enumerate(runs(method_name(c), q, hp, rounds, c.oracle, noise_seeds(c, s), r,
-                                           record=record)):
-                    G[i, k, j] = statistic(c, curve(c, t))
-            B = max(B, 0.5 * float(np.sum((q.zero() - r.w) ** 2)))
-    return Measurement(G, floor, bound, B, resid)
+    fixed = None if what.startswith("problem.") else drawn(gen, s, c.reference_tol, **params)
+    cases = [fixed or drawn(gen, s, c.reference_tol, **{**params, what.removeprefix("problem."): v})
+             for v in values]
+    own = [_instance_constants(c, q, r) for q, r in cases]
+    if c.constants_over == "sweep":
+        own = [{k: max(o[k] for o in own) for k in own[0]}] * len(own)
+    for j, v in enumerate(values):
+        q, r = cases[j]
+        hp, rounds, ctx = point(c, v, own[j])
+        bound[j] = _positive(c, np.array([_evaluate(c, "bound", c.bound, ctx)]), f"instance {s}, "
+                             f"{c.symbols()['name']} = {v:g}")[0]
+        if c.measure in GAP_METRICS:
+            floor[j] = RESOLVED * r.certificate.value
+        if c.statistic == "limit":
+            G[0, j], resid[j] = _limit(c, q, r, hp, rounds, s, floor[j])
+        else:
+            record = "step" if c.statistic == "last_step_mean" else "round"
+            for k, t in enumerate(runs(method_name(c), q, hp, rounds, c.oracle, noise_seeds(c, s), r,
+                                       record=record)):
+                G[k, j] = statistic(c, curve(c, t))
+        B = max(B, 0.5 * float(np.sum((q.zero() - r.w) ** 2)))
+    return _Row(G, floor, bound, B, resid)
+
+
+def measure(c: Claim, seed: int = 0, instances: Sequence[int] | None = None) -> Measurement:
+    """The measurement, its resolution, the bound, the class's B and the limits' residuals.
+
+    Instances are drawn with seeds ``seed, seed + 1, …`` (the study seed reaches the instance), or are
+    ``instances`` (a control or a check on the claim's own draw); with ``redraw``, an instance unresolved
+    at a point is replaced from the study seed's own stream (``verify.experiments.base.draw_instances``).
+    The measurement is instances × repetitions × sweep points, its resolution and the bound (each
+    instance's own constants) instances × points; B is the largest ½‖w₀ − w*‖² over the instances (the
+    class's initial condition, for the worst case).  Every run goes through
+    ``verify.experiments.base.runs``, so a report stores it in its run tables.
+    """
+    from fcocheck.verify.experiments.base import draw_instances
+
+    skipped: list[int] = []
+    if instances is not None:
+        drawn = [(s, measure_instance(c, s)) for s in instances]
+    elif c.redraw:
+        def resolved(s: int) -> _Row | None:
+            row = measure_instance(c, s)
+            return row if resolved_prefix(row.G.mean(axis=0)[None, :], row.floor[None, :]) == row.floor.size \
+                else None
+
+        drawn, skipped = draw_instances(seed, c.seeds, resolved, c.redraw)
+    else:
+        drawn = [(seed + i, measure_instance(c, seed + i)) for i in range(c.seeds)]
+    rows = [r for _, r in drawn]
+    P = len(c.along[1])
+    if not rows:
+        return Measurement(np.empty((0, c.repeats, P)), np.zeros((0, P)), np.empty((0, P)), 0.0,
+                           np.zeros((0, P)), [], skipped)
+    return Measurement(np.array([r.G for r in rows]), np.array([r.floor for r in rows]),
+                       np.array([r.bound for r in rows]), max(r.B for r in rows),
+                       np.array([r.residual for r in rows]), [s for s, _ in drawn], skipped)
 
 
 def _limit(c: Claim, q: Any, r: Any, hp: dict[str, Any], rounds: int, s: int,
@@ -487,7 +533,11 @@ def judge(c: Claim, seed: int = 0, quick: bool = True) -> tuple[list[Verdict], d
     c = c.design(quick)
     _validate(c)
     m = measure(c, seed)
-    v, measured = judge_data(c, m.G, m.floor, m.bound, seed)
+    if len(m.seeds) < c.seeds:
+        return [_too_few(c, m)], {"seeds": m.seeds, "skipped": m.skipped}
+    v, measured = judge_data(c, m.G, m.floor, m.bound, seed, m.seeds)
+    if m.skipped:
+        measured["skipped"] = m.skipped
     verdicts = [v, *control_verdicts(c, m.G, m.floor, m.bound, seed, measured)] if c.controls else [v]
     if c.statistic == "limit":
         verdicts.append(settled(m))
@@ -504,12 +554,21 @@ def judge_measured(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any], fl
     """The verdict on the drawn instances, what was measured, and the class's B (``judge_data``)."""
     _validate(c)
     m = measure(c, seed)
-    v, measured = judge_data(c, m.G, m.floor, m.bound, seed)
+    if len(m.seeds) < c.seeds:
+        return _too_few(c, m), {"seeds": m.seeds, "skipped": m.skipped}, m.B
+    v, measured = judge_data(c, m.G, m.floor, m.bound, seed, m.seeds)
     return v, measured, m.B
 
 
+def _too_few(c: Claim, m: Measurement) -> Verdict:
+    """``redraw`` ran out: fewer than ``seeds`` instances resolve every point."""
+    return Verdict(INCONCLUSIVE, "resolution", f"only {len(m.seeds)} of {c.seeds} instances resolve every "
+                   f"point of the sweep after {len(m.skipped)} redraws (replaced: {m.skipped}); the rule is "
+                   f"{c.seeds} — widen redraw or end the sweep earlier", {"skipped": m.skipped})
+
+
 def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray,
-               seed: int = 0) -> tuple[Verdict, dict[str, Any]]:
+               seed: int = 0, seeds: Sequence[int] | None = None) -> tuple[Verdict, dict[str, Any]]:
     """The claim's rule on a measurement (instances × repetitions × points), its resolution and bound.
 
     Sense ``Θ``: the log–log slope over the resolved points against the bound's exponent (``_law``).
@@ -531,7 +590,7 @@ def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray,
     common = bool(np.all(b == b[:1])) and c.repeats == 1
     measured = {"along": list(c.along[1]), "bound": (b[0] if common else b).tolist(),
                 "mean": G.mean(axis=0).tolist(), "instances": G.tolist(), "resolution": floor.tolist(),
-                "seeds": [seed + i for i in range(G.shape[0])]}
+                "seeds": list(seeds) if seeds is not None else [seed + i for i in range(G.shape[0])]}
     if c.repeats > 1:
         measured["repetitions"] = G3.tolist()
     if not common and c.sense == UPPER:
@@ -586,11 +645,12 @@ def vanishing(c: Claim, G3: np.ndarray, seed: int, measured: dict[str, Any]) -> 
     from fcocheck.verify.experiments.judge import vanishes
 
     at_zero = replace(c, along=(c.along[0], (0.0,)), bound=1, controls={}, full={}, vanishes=False)
-    zero = measure(at_zero, seed).G.mean(axis=1)[:, 0]
+    seeds = measured.get("seeds", [seed + i for i in range(G3.shape[0])])
+    zero = measure(at_zero, seed, seeds).G.mean(axis=1)[:, 0]
     smallest = G3.mean(axis=1)[:, int(np.argmin(c.along[1]))]
     measured["at_zero"] = zero.tolist()
     name = readable_name(c.symbols()["name"])
-    return vanishes(zero, smallest, [seed + i for i in range(zero.size)],
+    return vanishes(zero, smallest, seeds,
                     f"{c.measure} at {name} = 0 / at {name} = {min(c.along[1]):.3g}", VANISH)
 
 
@@ -602,6 +662,9 @@ def control_verdicts(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray,
     measured on the same instances and sweep and judged by the same rule against the claim's bound; it
     must come out inconsistent.  Power: the claim's own measurement, offered as the control, is not
     rejected (``verify.experiments.judge.control``), so a rule that rejects everything cannot pass it.
+    A law's control is judged on each instance (``law_each``): a variant's exponent is its own on each
+    instance (FedMiD-avg's drift floor grows like ζ^2.4 on one instance and ζ^7.6 on another), and one
+    interval pooled over a few instances' slopes is too wide to reject anything.
     """
     from fcocheck.verify.experiments.judge import control
 
@@ -610,14 +673,34 @@ def control_verdicts(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray,
     for label, changes in c.controls.items():
         variant = replace(c, **dict(changes), controls={}, full={})
         _check(variant)
-        G3v, floor_v = measure(variant, seed)[:2]
+        G3v, floor_v = measure(variant, seed, measured["seeds"])[:2]
         measured["controls"][label] = G3v.mean(axis=1).tolist()
 
         def rule(d: np.ndarray, fl: np.ndarray = floor_v) -> Verdict:
-            return judge_data(c, np.asarray(d).reshape(G3.shape), fl, b, seed)[0]
+            D = np.asarray(d).reshape(G3.shape)
+            if c.sense == LAW:
+                return law_each(c, D, fl, b, seed, measured["seeds"])
+            return judge_data(c, D, fl, b, seed)[0]
 
         out.append(control(rule, G3v, G3, label))
     return out
+
+
+def law_each(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int,
+             seeds: Sequence[int]) -> Verdict:
+    """A law judged on each instance by its own exponent (a negative control's rule).
+
+    Rejected if the rule rejects it on at least one instance and accepts it on none (an instance whose
+    curve bends too much for its points — an interval like [−0.16, 12.1] — neither accepts nor rejects);
+    accepted if it accepts it on one.
+    """
+    from fcocheck.rates.verdict import CONSISTENT, INCONSISTENT
+
+    rows = [judge_data(c, G3[i:i + 1], floor[i:i + 1], b[i:i + 1], seed)[0] for i in range(G3.shape[0])]
+    text = "; ".join(f"[{s}] {v.reason.split('; power')[0]}" for s, v in zip(seeds, rows, strict=True))
+    status = (CONSISTENT if any(v.status == CONSISTENT for v in rows) else
+              INCONSISTENT if any(v.status == INCONSISTENT for v in rows) else INCONCLUSIVE)
+    return Verdict(status, rows[0].rule, text)
 
 
 def law_exponent(c: Claim) -> float:
@@ -686,8 +769,10 @@ def plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any]:
         from fcocheck.rates.fit import SlopeFit
 
         fit = {k: v for k, v in measured["fit"].items() if k != "predicted"}
-        series = slope_series(method_name(c), along, Y, SlopeFit(**fit), measured["fit"]["predicted"])
-        return plot_spec("slope", readable_name(c.symbols()["name"]), label, [series], rows=ROWS)
+        series = [slope_series(method_name(c), along, Y, SlopeFit(**fit), measured["fit"]["predicted"])]
+        series += [slope_series(f"control: {name.split(' (')[0].split(':')[0]}", along,
+                                np.maximum(Yc, 1e-300)) for name, Yc in measured.get("controls", {}).items()]
+        return plot_spec("slope", readable_name(c.symbols()["name"]), label, series, rows=ROWS)
     if bound.ndim == 2:
         Y = np.array(measured.get("repetitions", measured["instances"]))
         ratios = (Y / (bound[:, None, :] if Y.ndim == 3 else bound)).reshape(-1, len(along))

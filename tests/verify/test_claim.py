@@ -334,3 +334,53 @@ def test_the_regulariser_floor_vanishes_at_lambda_zero_on_real_runs():
     bad = dataclasses.replace(c, method="fedmid-avg", hp={"eta_c": 0.1, "local_steps": 5})
     w = vanishing(bad, measure(bad, 0).G, 0, {})
     assert w.status == "inconsistent", w.reason
+
+
+def test_an_unresolved_instance_is_redrawn_from_the_study_seeds_own_stream(monkeypatch):
+    """``redraw``: an instance with a point within its resolution (a floor of exactly 0) is replaced by
+    a draw from the study seed's own stream, the replaced seed reported; without ``redraw`` it stays
+    (its sweep is cut instead); when the redraws run out, the claim is inconclusive, naming them."""
+    from fcocheck.verify import claim as claim_mod
+    from fcocheck.verify.experiments.base import REPLACEMENT_BASE
+
+    c = Claim("r", method="feddualavg", bound="1/R", along=("rounds", [4, 8, 16, 32]), problem=HOMOGENEOUS,
+              hp=HP, worst=False)
+    unresolved = {1, REPLACEMENT_BASE + 2 * 5}
+
+    def fake(cl, s):  # noqa: ANN001, ANN202
+        g = np.zeros((1, 4)) if s in unresolved else np.array([[1.0, 0.5, 0.25, 0.125]]) * (1 + s % 7)
+        bound = np.array([0.25, 0.125, 0.0625, 0.03125])
+        return claim_mod._Row(g, np.full(4, 1e-12), bound, 1.0, np.zeros(4))
+
+    monkeypatch.setattr(claim_mod, "measure_instance", fake)
+    m = claim_mod.measure(dataclasses.replace(c, redraw=3), 0)
+    assert m.seeds == [0, REPLACEMENT_BASE, 2] and m.skipped == [1]
+    assert claim_mod.measure(c, 0).seeds == [0, 1, 2]  # no redraw: kept
+    unresolved.update(range(10**7))  # nothing resolves
+    v = claim_mod.judge(dataclasses.replace(c, redraw=2), 0)[0][0]
+    assert v.status == "inconclusive" and "after 2 redraws" in v.reason
+    with pytest.raises(InvalidClaimError, match="redraw = -1; the rule is an integer ≥ 0"):
+        claim_mod.judge(dataclasses.replace(c, redraw=-1))
+
+
+def test_a_laws_control_is_rejected_on_each_instance_not_by_one_pooled_interval():
+    """A law's negative control is judged on each instance (``law_each``): slopes 2.4, 3.7 and 7.6 are
+    each far from 0, though a t interval over three slopes (2 dof) is too wide to reject 0; the same
+    rule accepts flat rows (legal), and rows flat on one instance (the control must not pass there)."""
+    from fcocheck.verify.claim import law_each
+
+    c = Claim("law0", method="fedcanon", bound="1", sense="Θ", along=("problem.zeta", [0.5, 1, 2, 4, 8]))
+    z = np.array([0.5, 1, 2, 4, 8])
+    rng = np.random.default_rng(0)
+    growing = np.array([z**2.4, z**3.7, z**7.6]) * np.exp(0.01 * rng.standard_normal((3, 5)))
+    fl, b = np.zeros((3, 5)), np.ones((3, 5))
+    assert law_each(c, growing[:, None, :], fl, b, 0, [0, 1, 2]).status == "inconsistent"
+    from fcocheck.verify.claim import judge_data
+
+    pooled = judge_data(c, growing[:, None, :], fl, b, 0)[0]
+    assert pooled.status != "inconsistent" and "wider" in pooled.reason, pooled.reason
+    flat = np.exp(0.01 * rng.standard_normal((3, 5)))
+    assert law_each(c, flat[:, None, :], fl, b, 0, [0, 1, 2]).status == "consistent"
+    one_flat = growing.copy()
+    one_flat[1] = flat[1]
+    assert law_each(c, one_flat[:, None, :], fl, b, 0, [0, 1, 2]).status == "consistent"

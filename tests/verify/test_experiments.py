@@ -242,7 +242,8 @@ def test_fedcanon_floor_is_flat_in_zeta_and_its_negative_control_grows():
     res = EXPERIMENTS["fedcanon-heterogeneity"](quick=True, seed=0)
     flat, control = res.checks
     assert flat.status == "consistent" and control.status == "consistent", [c.reason for c in res.checks]
-    assert res.measured["control_status"] == "inconsistent"  # FedMiD-avg fails the same rule
+    # the control check passes because FedMiD-avg fails the same rule, on each of the claim's instances
+    assert "FedMiD-avg" in control.reason and all(f"[{s}]" in control.reason for s in res.measured["seeds"])
 
 
 def test_a_negative_control_that_satisfies_the_claim_is_rejected():

@@ -9,18 +9,16 @@ from fcocheck.rates.fit import contraction, floor, nnls_terms
 from fcocheck.rates.power import Violation, powered
 from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
 from fcocheck.solvers.constants import compute_constants
-from fcocheck.solvers.reference.certificate import RESOLVED
 from fcocheck.verify.experiments import judge
 from fcocheck.verify.experiments.base import (
     Result,
-    draw_instances,
     plot_spec,
     runs,
     seeds_for,
     slope_series,
     tail_mean,
 )
-from fcocheck.verify.experiments.instances import drift_quadratics, named, quadratics
+from fcocheck.verify.experiments.instances import named, quadratics
 
 
 def _g2(trace) -> np.ndarray:
@@ -253,80 +251,4 @@ def svrg_contraction(quick: bool, seed: int) -> Result:
             "with power against slower decays. The U-shape is looked for inside h < 1/(4L) at an m where "
             "the bound's own optimum is interior."
         ],
-    )
-
-
-#: Draws fedcanon-heterogeneity may skip to find its 3 (5) instances whose floors are all resolved.
-DRAW_CAP = 12
-
-
-def fedcanon_heterogeneity(quick: bool, seed: int) -> Result:
-    """Thm 1 has no ζ term: FedCanon's floor does not depend on the clients' heterogeneity.
-
-    Measured on clients with their own Hessians (where local steps drift), exact gradients: the
-    floor of Φ − Φ* must be flat in ζ (two-sided exponent 0).  Negative control on the same sweep:
-    FedMiD with an averaging server, whose client drift grows with ζ, must fail the same rule.
-    """
-    xs = [float(z) for z in np.geomspace(0.5, 8.0, 5 if quick else 9)]
-    R = 400 if quick else 1000
-    want = len(seeds_for(quick, seed, 3, 5))
-    methods = (("fedcanon", {"eta_l": 0.05, "local_steps": 5}),
-               ("fedmid-avg", {"eta_c": 0.05, "local_steps": 5}))
-
-    def floors_of(s: int) -> dict[str, np.ndarray] | None:
-        """Both methods' floors on instance ``s`` at every ζ; None if one is within its resolution."""
-        out = {alg: np.empty(len(xs)) for alg, _ in methods}
-        for j, z in enumerate(xs):
-            p, ref = drift_quadratics(z, s)
-            resolution = RESOLVED * float(ref.certificate.value)
-            for alg, hp in methods:
-                out[alg][j] = tail_mean(runs(alg, p, hp, R, "exact", [s], ref)[0]["gap"])
-                if not out[alg][j] > resolution:
-                    return None  # a floor of 0 (the optimum at a vertex both reach exactly) says nothing
-        return out
-
-    # one instance per slot (a row each); one whose floors are not all resolved is replaced
-    drawn, skipped = draw_instances(seed, want, floors_of, DRAW_CAP)
-    seeds, rows = [s for s, _ in drawn], [r for _, r in drawn]
-    curves = {alg: np.array([r[alg] for r in rows]) for alg, _ in methods}
-    fit, v = judge.exponent(xs, curves["fedcanon"], 0.0, "two-sided", seed, "ζ")
-
-    def on_every_row(D: np.ndarray) -> Verdict:
-        """The rule on each instance's own curve (instances' drift grows at their own pace).
-
-        Flatness is rejected if the rule rejects it on at least one instance and accepts it on none (an
-        instance whose curve bends too much for 5 points — a 98% interval like [−0.16, 12.1] — neither
-        accepts nor rejects).
-        """
-        rows = [judge.exponent(xs, row, 0.0, "two-sided", seed, "ζ")[1] for row in np.atleast_2d(D)]
-        text = "; ".join(f"[{s}] {v.reason.split('; power')[0]}" for s, v in zip(seeds, rows, strict=True))
-        accepted = [v for v in rows if v.status == CONSISTENT]
-        if accepted:
-            return Verdict(CONSISTENT, rows[0].rule, text)
-        rejected = [v for v in rows if v.status == INCONSISTENT]
-        return Verdict(INCONSISTENT if rejected else INCONCLUSIVE, rows[0].rule, text)
-
-    control = on_every_row(curves["fedmid-avg"])
-    neg = judge.control(on_every_row, curves["fedmid-avg"], curves["fedcanon"], "FedMiD-avg must grow with ζ")
-    return Result(
-        "fedcanon-heterogeneity",
-        FEDCANON_1.name,
-        f"FedCanon (η_l=0.05, K=5) and FedMiD-avg (η_c=0.05, K=5) on {len(seeds)} quadratics instances "
-        f"(seeds {seeds}) with heterogeneous Hessians on an ℓ1-ball (ζ exact), exact gradients, R={R}; "
-        "floor = tail mean of Φ − Φ*; ζ ∈ "
-        f"{[round(z, 3) for z in xs]}",
-        {
-            "zeta": xs,
-            "floor_fedcanon": curves["fedcanon"],
-            "floor_fedmid_avg": curves["fedmid-avg"],
-            "control_status": control.status,
-            "plot": plot_spec("slope", "ζ", "steady-state Φ − Φ*",
-                              [slope_series("FedCanon", xs, curves["fedcanon"], fit, 0.0),
-                               slope_series("FedMiD-avg (control)", xs, curves["fedmid-avg"])]),
-        },
-        [v, neg],
-        notes=["FedCanon's floor comes from ψ (its clients step on F only, FedCanon Thm 1's λB_r term), not "
-               "from ζ: the control variates remove client drift, which FedMiD-avg keeps.",
-               f"instances skipped (a floor within 10³× its reference's certificate, e.g. 0 when the optimum "
-               f"is a vertex both methods reach exactly): {skipped or 'none'}"],
     )
