@@ -119,9 +119,10 @@ class Claim:
         controls: negative controls, label → changes to the claim (another method, a hyper-parameter,
             another class): the claim's rule, on the same instances and sweep, must reject each variant
             (``control_verdicts``) — the rule's power shown on real runs, not only on simulated ones.
-        vanishes: the measure also vanishes *at* the swept value 0 (``direction="shrinks"``: a floor
-            that is 0 without the regulariser, say): measured there on every instance, it must be at
-            most ``VANISH`` times its value at the sweep's smallest point (``vanishing``).
+        vanishes: the measure also vanishes where the bound does — at the swept value 0
+            (``direction="shrinks"``: a floor that is 0 without the regulariser, say), or at the zero of a
+            law's coordinate (K = 1 for (K − 1)²): measured there on every instance, it must be at most
+            ``VANISH`` times its value at the sweep's nearest point (``vanishing``).
         tail: the share of the run's last rounds ``statistic="tail_mean"`` averages (a steady state: long
             enough to average the noise, short enough to leave the transient out).
         redraw: how many instances may be replaced, each by a fresh draw from the study seed's own
@@ -279,9 +280,12 @@ def _check(c: Claim) -> None:
         raise InvalidClaimError(f"claim {c.name!r}: redraw = {c.redraw!r}; the rule is an integer ≥ 0")
     if not (_is_number(c.tail) and 0 < c.tail <= 1):
         raise InvalidClaimError(f"claim {c.name!r}: tail = {c.tail!r}; the rule is in (0, 1]")
-    if c.vanishes and c.direction != "shrinks":
+    if c.vanishes and c.sense != LAW and c.direction != "shrinks":
         raise InvalidClaimError(f"claim {c.name!r}: vanishes with direction {c.direction!r}; the rule is "
-                                "direction shrinks (the measure vanishes as the swept value goes to 0)")
+                                f"direction shrinks (the measure vanishes as the swept value goes to 0), or "
+                                f"a law ({LAW}) whose coordinate has a zero")
+    if c.vanishes and c.sense == LAW:
+        vanishing_point(c)
     if c.reference_tol is not None and not (_is_number(c.reference_tol) and 0 < c.reference_tol < 1):
         raise InvalidClaimError(f"claim {c.name!r}: reference_tol = {c.reference_tol!r}; the rule is in "
                                 "(0, 1)")
@@ -635,23 +639,44 @@ def settled(m: Measurement) -> Verdict:
 VANISH = 1e-3
 
 
-def vanishing(c: Claim, G3: np.ndarray, seed: int, measured: dict[str, Any]) -> Verdict:
-    """``Claim.vanishes``: the measure at the swept value 0 is ≤ ``VANISH`` × its value at the smallest point.
+def vanishing_point(c: Claim) -> float:
+    """Where ``Claim.vanishes`` measures: the swept value at which the bound vanishes.
 
-    The same instances are run at 0 (the bound is not evaluated there: it is 0 by the claim); each must
-    vanish.  Power (``verify.experiments.judge.vanishes``): the measure kept at 0 on every instance, or on
-    one, is rejected.
+    0 for an upper bound along a shrinking direction; for a law, the one real zero of its coordinate
+    (λ = 0 for λ², K = 1 for (K − 1)²), an integer where the sweep is of integers.
+    """
+    import sympy as sp
+
+    if c.sense != LAW:
+        return 0.0
+    u = law_coordinate(c)[1]
+    swept, x = next(iter(u.free_symbols), None), sp.Symbol("x")  # x: no sign assumed (λ > 0 has no zero)
+    roots = [r for r in (sp.solve(u.subs(swept, x), x) if swept is not None else []) if r.is_real]
+    if len(roots) != 1:
+        raise InvalidClaimError(f"claim {c.name!r}: vanishes, but the law's coordinate {u} has zeros "
+                                f"{roots}; the rule is exactly one real zero (where the measure must vanish)")
+    v = float(roots[0])
+    return int(v) if v.is_integer() and all(float(a).is_integer() for a in c.along[1]) else v
+
+
+def vanishing(c: Claim, G3: np.ndarray, seed: int, measured: dict[str, Any]) -> Verdict:
+    """``Claim.vanishes``: the measure where the bound vanishes is ≤ ``VANISH`` × its value nearest it.
+
+    The same instances are run at the bound's zero (``vanishing_point``; the bound is not evaluated there:
+    it is 0 by the claim); each must vanish.  Power (``verify.experiments.judge.vanishes``): the measure
+    kept there on every instance, or on one, is rejected.
     """
     from fcocheck.verify.experiments.judge import vanishes
 
-    at_zero = replace(c, along=(c.along[0], (0.0,)), bound=1, controls={}, full={}, vanishes=False)
+    v0 = vanishing_point(c)
+    at_zero = replace(c, along=(c.along[0], (v0,)), bound=1, controls={}, full={}, vanishes=False)
     seeds = measured.get("seeds", [seed + i for i in range(G3.shape[0])])
     zero = measure(at_zero, seed, seeds).G.mean(axis=1)[:, 0]
-    smallest = G3.mean(axis=1)[:, int(np.argmin(c.along[1]))]
+    j = int(np.argmin(np.abs(np.asarray(c.along[1], dtype=float) - v0)))
     measured["at_zero"] = zero.tolist()
     name = readable_name(c.symbols()["name"])
-    return vanishes(zero, smallest, seeds,
-                    f"{c.measure} at {name} = 0 / at {name} = {min(c.along[1]):.3g}", VANISH)
+    return vanishes(zero, G3.mean(axis=1)[:, j], seeds,
+                    f"{c.measure} at {name} = {v0:g} / at {name} = {c.along[1][j]:.3g}", VANISH)
 
 
 def control_verdicts(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int,
@@ -703,21 +728,50 @@ def law_each(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: i
     return Verdict(status, rows[0].rule, text)
 
 
-def law_exponent(c: Claim) -> float:
-    """The bound's exponent in the swept name (``rates.algebra.exponent``): a number, or a clean error."""
+def law_coordinate(c: Claim) -> tuple[float, Any]:
+    """A law's exponent p and coordinate u: the bound is (a constant) × u^p, u the swept name or in it.
+
+    ``K**2`` → (2, K); ``(K - 1)**2`` → (2, K − 1): the measure is fitted against u, so a law in K − 1
+    is a power law although it is not one in K.  A bound without the swept name is a law of exponent 0.
+    Anything else is a clean error.
+    """
     from fcocheck.rates.algebra import exponent
 
     s = c.symbols()
     swept = next((v for v in s["expr"].free_symbols if str(v) == s["name"]), None)
-    e = exponent(s["expr"], swept) if swept is not None else 0
-    if not getattr(e, "is_number", True):
-        raise InvalidClaimError(f"claim {c.name!r}: the exponent of {c.bound_text()!r} in {s['name']} is "
-                                f"{e}; the rule for sense {LAW} is a power of the swept name")
-    return float(e)
+    if swept is None:
+        return 0.0, s["swept"]
+    e = exponent(s["expr"], swept)
+    if getattr(e, "is_number", False):
+        return float(e), swept
+    moving = [(base, p) for base, p in s["expr"].as_powers_dict().items() if swept in base.free_symbols]
+    if len(moving) == 1 and moving[0][1].is_number and moving[0][0].free_symbols == {swept}:
+        return float(moving[0][1]), moving[0][0]
+    raise InvalidClaimError(f"claim {c.name!r}: the exponent of {c.bound_text()!r} in {s['name']} is "
+                            f"{e}; the rule for sense {LAW} is a power of the swept name, or of one "
+                            "expression in it (a constant times u^p)")
 
 
-def _law(c: Claim, G3: np.ndarray, x: np.ndarray, seed: int, measured: dict[str, Any]) -> Verdict:
-    """Measured ∝ bound: the log–log slope along the sweep against the bound's exponent.
+def law_exponent(c: Claim) -> float:
+    """The bound's exponent in its law coordinate (``law_coordinate``)."""
+    return law_coordinate(c)[0]
+
+
+def law_x(c: Claim, values: Sequence[float]) -> tuple[np.ndarray, str]:
+    """The law coordinate u at the swept ``values`` (positive, or a clean error) and how it reads."""
+    u = law_coordinate(c)[1]
+    name = c.symbols()["name"]
+    x = np.array([float(u.subs({v: val for v in u.free_symbols})) for val in values], dtype=float)
+    if not np.all(np.isfinite(x) & (x > 0)):
+        raise InvalidClaimError(f"claim {c.name!r}: the law's coordinate {u} is {x.tolist()} on the sweep; "
+                                "the rule is positive (a power law is fitted in its logarithm)")
+    label = readable_name(name) if str(u) == name else str(u).replace(name, readable_name(name))
+    label = label.replace("-", "−")
+    return x, label
+
+
+def _law(c: Claim, G3: np.ndarray, along: np.ndarray, seed: int, measured: dict[str, Any]) -> Verdict:
+    """Measured ∝ bound: the log–log slope along the law's coordinate against the bound's exponent.
 
     Two-sided, with its violations (``verify.experiments.judge.exponent``); every run is a row
     (instances and repetitions: the interval takes their spread).
@@ -725,10 +779,21 @@ def _law(c: Claim, G3: np.ndarray, x: np.ndarray, seed: int, measured: dict[str,
     from fcocheck.verify.experiments.judge import exponent as judge_exponent
 
     p = law_exponent(c)
-    fit, v = judge_exponent(list(x), G3.reshape(-1, G3.shape[-1]), p, "two-sided", seed,
-                            readable_name(c.symbols()["name"]))
-    measured["fit"] = {**fit.as_dict(), "predicted": p}
+    x, label = law_x(c, along)
+    fit, v = judge_exponent(list(x), G3.reshape(-1, G3.shape[-1]), p, "two-sided", seed, label)
+    measured["fit"] = {**fit.as_dict(), "predicted": p, "x": x.tolist(), "label": label}
     return v
+
+
+def design_line(c: Claim, measured: dict[str, Any]) -> str:
+    """The claim's design in one line: the method, the instances drawn, the oracle, the sweep."""
+    noise = (", exact gradients" if c.oracle == "exact" else
+             f", {c.oracle}" + (f" ({c.repeats} noise seeds each)" if c.repeats > 1 else ""))
+    stated = ", ".join(f"{k} = {v:g}" for k, v in c.constants.items())
+    replaced = f" (replaced: {measured['skipped']})" if measured.get("skipped") else ""
+    return (f"{method_name(c)} on {c.seeds} {c.problem[0]} instances (seeds {measured['seeds']}{replaced})"
+            f"{noise}{'; stated ' + stated if stated else ''}; {c.measure} {c.sense} {c.bound_text()} "
+            f"along {c.along[0]} = {list(c.along[1])}")
 
 
 #: a generator's name for a parameter whose symbol is a Python keyword: typeset as the symbol
@@ -768,11 +833,12 @@ def plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any]:
         Y = np.array(measured.get("repetitions", measured["instances"])).reshape(-1, len(along))
         from fcocheck.rates.fit import SlopeFit
 
-        fit = {k: v for k, v in measured["fit"].items() if k != "predicted"}
-        series = [slope_series(method_name(c), along, Y, SlopeFit(**fit), measured["fit"]["predicted"])]
-        series += [slope_series(f"control: {name.split(' (')[0].split(':')[0]}", along,
+        xs, xlabel = law_x(c, along)
+        fit = {k: v for k, v in measured["fit"].items() if k not in ("predicted", "x", "label")}
+        series = [slope_series(method_name(c), xs, Y, SlopeFit(**fit), measured["fit"]["predicted"])]
+        series += [slope_series(f"control: {name.split(' (')[0].split(':')[0]}", xs,
                                 np.maximum(Yc, 1e-300)) for name, Yc in measured.get("controls", {}).items()]
-        return plot_spec("slope", readable_name(c.symbols()["name"]), label, series, rows=ROWS)
+        return plot_spec("slope", xlabel, label, series, rows=ROWS)
     if bound.ndim == 2:
         Y = np.array(measured.get("repetitions", measured["instances"]))
         ratios = (Y / (bound[:, None, :] if Y.ndim == 3 else bound)).reshape(-1, len(along))

@@ -310,7 +310,7 @@ def test_a_measure_that_vanishes_at_zero_is_checked_there_and_its_violations_fai
     for z in legal:
         v = vanishes(z, small, [0, 1, 2], "floor", VANISH)
         assert v.status == "consistent", v.reason
-        assert v.evidence["power"]["rejects"] == ["kept at 0", "kept on one instance"]
+        assert v.evidence["power"]["rejects"] == ["kept where it must vanish", "kept on one instance"]
     for z in (small.copy(), np.array([0.0, 0.0, small[2]]), small * 1.01 * VANISH):
         v = vanishes(z, small, [0, 1, 2], "floor", VANISH)
         assert v.status == "inconsistent", v.reason
@@ -384,3 +384,62 @@ def test_a_laws_control_is_rejected_on_each_instance_not_by_one_pooled_interval(
     one_flat = growing.copy()
     one_flat[1] = flat[1]
     assert law_each(c, one_flat[:, None, :], fl, b, 0, [0, 1, 2]).status == "consistent"
+
+
+def test_a_law_in_an_expression_of_the_swept_name_is_fitted_against_it():
+    """A bound C·u^p with u an expression in the swept name ((K − 1)²) is a law along u: data ∝ (K − 1)²
+    pass (also with instance constants and 1% noise); data ∝ K² — the same exponent in the wrong
+    coordinate — and ∝ (K − 1)^1.5 fail; a bound that is no such power is a clean error."""
+    from fcocheck.verify.claim import judge_data, law_coordinate, law_x
+
+    c = Claim("k1", method="fedcanon", bound="C*(K - 1)**2", along=("local_steps", [2, 3, 5, 9]), sense="Θ")
+    p, u = law_coordinate(c)
+    assert p == 2.0 and str(u) == "K - 1"
+    assert law_x(c, [2, 3, 5, 9])[0].tolist() == [1.0, 2.0, 4.0, 8.0] and law_x(c, [2])[1] == "K − 1"
+    K = np.array([2.0, 3.0, 5.0, 9.0])
+    rng = np.random.default_rng(1)
+    consts = np.array([[1.0], [3.0], [0.2]])
+    fl, b = np.zeros((3, 4)), np.ones((3, 4))
+
+    def verdict(Y: np.ndarray) -> str:
+        noisy = Y * np.exp(0.01 * rng.standard_normal(Y.shape))
+        return judge_data(c, noisy[:, None, :], fl, b, 0)[0].status
+
+    assert verdict(consts * (K - 1) ** 2) == "consistent"
+    assert verdict(consts * K**2) == "inconsistent"
+    assert verdict(consts * (K - 1) ** 1.5) == "inconsistent"
+    with pytest.raises(InvalidClaimError, match="the rule for sense Θ is a power of the swept name"):
+        law_coordinate(dataclasses.replace(c, bound="exp(K)"))
+    with pytest.raises(InvalidClaimError, match="the law's coordinate K - 3 is .* the rule is positive"):
+        law_x(dataclasses.replace(c, bound="(K - 3)**2"), [2, 3, 5, 9])
+
+
+def test_where_a_measure_must_vanish_is_the_zero_of_its_bound():
+    """λ² → λ = 0; (K − 1)² → K = 1 (an integer for an integer sweep); an upper bound along a shrinking
+    direction → 0; a law whose coordinate has no zero is a clean error."""
+    from fcocheck.verify.claim import vanishing_point
+    from fcocheck.verify.paper_claims import CLAIMS
+
+    assert vanishing_point(CLAIMS["fedcanon-floor-lambda"]) == 0.0
+    c = Claim("k1", method="fedcanon", bound="(K - 1)**2", along=("local_steps", [2, 3, 5, 9]), sense="Θ",
+              vanishes=True)
+    assert vanishing_point(c) == 1 and isinstance(vanishing_point(c), int)
+    assert vanishing_point(dataclasses.replace(c, sense="≲", bound="K", direction="shrinks")) == 0.0
+    with pytest.raises(InvalidClaimError, match="has zeros \\[\\]; the rule is exactly one real zero"):
+        judge(dataclasses.replace(c, bound="K**2 + 1"))
+
+
+def test_a_group_of_claims_is_one_study_whose_verdicts_name_their_law():
+    """``fedcanon-floor-structure``: three laws (η_l², (K − 1)² with its zero at K = 1, flat in η_g)
+    and ZA1's control, each verdict naming its law, one figure with every claim's series; consistent
+    on its instances."""
+    from fcocheck.verify.experiments import EXPERIMENTS
+
+    res = EXPERIMENTS["fedcanon-floor-structure"](quick=True, seed=0)
+    laws = [v.reason.split(":")[0] for v in res.checks]
+    assert laws == ["η_l² along η_l", "η_l² along η_l", "(K − 1)² along K", "(K − 1)² along K",
+                    "flat along η_g"]
+    assert all(v.status == "consistent" for v in res.checks), [v.reason for v in res.checks]
+    assert "ZA1" in res.checks[1].reason and "at K = 1 / at K = 2" in res.checks[3].reason
+    labels = [s["label"] for s in res.measured["plot"]["series"]]
+    assert len(labels) == 4 and any("control: ZA1" in x for x in labels)

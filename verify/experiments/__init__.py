@@ -17,27 +17,39 @@ def claim_experiment(claim, summary: str = "") -> Experiment:  # noqa: ANN001 - 
     Its result: the claim's verdicts (on the drawn instances, then the worst case where it applies), what
     was measured and its figure; its design line says what was drawn and judged.
     """
-    from fcocheck.verify.claim import judge, method_name, plot, statement_latex
+    from fcocheck.verify.claim import design_line, judge, plot, statement_latex
 
     def body(quick: bool, seed: int) -> Result:
         c = claim.design(quick)
         verdicts, measured = judge(c, seed)
-        measured["plot"] = plot(c, measured)
+        if "bound" in measured:  # judged (not stopped before: too few instances resolved)
+            measured["plot"] = plot(c, measured)
         measured["statement"] = statement_latex(c)
-        noise = (", exact gradients" if c.oracle == "exact" else
-                 f", {c.oracle}" + (f" ({c.repeats} noise seeds each)" if c.repeats > 1 else ""))
-        stated = ", ".join(f"{k} = {v:g}" for k, v in c.constants.items())
-        design = (f"{method_name(c)} on {c.seeds} {c.problem[0]} instances (seeds {measured['seeds']})"
-                  f"{noise}{'; stated ' + stated if stated else ''}; {c.measure} {c.sense} {c.bound_text()} "
-                  f"along {c.along[0]} = {list(c.along[1])}")
         notes = [claim.source] if claim.source else []
-        return Result(claim.name, claim.theorem or USER_CLAIM, design, measured, verdicts, notes=notes)
+        return Result(claim.name, claim.theorem or USER_CLAIM, design_line(c, measured), measured, verdicts,
+                      notes=notes)
 
     summary = summary or f"{claim.measure} {claim.sense} {claim.bound_text()}"
     from fcocheck.solvers.readable import readable_name
 
     return Experiment(claim.name, claim.theorem or USER_CLAIM, summary, body,
                       sweeps=readable_name(claim.symbols()["name"]))
+
+
+def group_experiment(group) -> Experiment:  # noqa: ANN001 - a verify.claim_group.ClaimGroup
+    """A group of claims (``verify.claim_group``) as one experiment: its claims' verdicts, one figure."""
+    from fcocheck.solvers.readable import readable_name
+    from fcocheck.verify.claim import design_line
+
+    def body(quick: bool, seed: int) -> Result:
+        verdicts, measured = group.judge(seed, quick)
+        design = "; ".join(f"[{c.bound_text()}] {design_line(c.design(quick), measured[c.name])}"
+                           for c in group.claims)
+        sources = list(dict.fromkeys(c.source for c in group.claims if c.source))
+        return Result(group.name, group.theorem, design, measured, verdicts, notes=sources)
+
+    sweeps = ", ".join(dict.fromkeys(readable_name(c.symbols()["name"]) for c in group.claims))
+    return Experiment(group.name, group.theorem, group.summary, body, sweeps=sweeps)
 
 
 def _any_convex(problem, ref) -> str | None:  # noqa: ANN001
@@ -96,11 +108,7 @@ _ALL = (
     ),
     claim_experiment(paper_claims.CLAIMS["fedcanon-heterogeneity"],
                      "floor independent of ζ (FedMiD-avg as negative control)"),
-    Experiment(
-        "fedcanon-floor-structure", "fedcanon-1",
-        "floor ∝ η_l²(K − 1)², 0 at K = 1, flat in η_g (control: ZA1)",
-        statements.fedcanon_floor_structure,
-    ),
+    group_experiment(paper_claims.GROUPS["fedcanon-floor-structure"]),
     Experiment(
         "fedcanon-pl-linear", "fedcanon-2", "linear contraction under proximal PL", others.fedcanon_pl,
         _strongly_convex,
@@ -117,7 +125,7 @@ _SWEEPS = {
     "fco-4.3-variance-M": "M (at ζ = 0)", "fco-4.1-minibatch": "η_cKL", "fco-4.2-vs-4.1": "R around L²B/G²",
     "fco-4.1-speedup": "M and R", "fco-curse-rate": "η_c and K",
     "fedcanon-transient": "T",
-    "fedcanon-floor-structure": "η_l, K and η_g", "fedcanon-pl-rate": "μ and η_g",
+    "fedcanon-pl-rate": "μ and η_g",
     "svrg-contraction": "m and h",
 }
 _ALL = tuple(dataclasses.replace(e, sweeps=_SWEEPS.get(e.name, e.sweeps)) for e in _ALL)

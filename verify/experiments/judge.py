@@ -218,9 +218,9 @@ def control(rule, data: np.ndarray, good: np.ndarray, what: str) -> Verdict:
 
 def vanishes(at_zero: np.ndarray, at_smallest: np.ndarray, seeds: Sequence[int], what: str,
              tol: float) -> Verdict:
-    """A measure that vanishes at 0: at_zero ≤ tol × at_smallest on every instance.
+    """A measure that vanishes at a point: at_zero ≤ tol × at_smallest (its value nearest) on every instance.
 
-    Power: the measure kept at 0 (its value at the smallest point) on every instance, or on the last
+    Power: the measure kept there (its value at the nearest point) on every instance, or on the last
     one only, is rejected.
     """
     def judge(z: np.ndarray) -> Verdict:
@@ -233,5 +233,5 @@ def vanishes(at_zero: np.ndarray, at_smallest: np.ndarray, seeds: Sequence[int],
     one = np.array(at_zero, dtype=float)
     one[-1] = at_smallest[-1]
     return powered(judge, np.asarray(at_zero, dtype=float),
-                   [Violation("kept at 0", np.array(at_smallest, dtype=float)),
+                   [Violation("kept where it must vanish", np.array(at_smallest, dtype=float)),
                     Violation("kept on one instance", one)])

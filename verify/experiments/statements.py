@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from fcocheck.rates.catalog import FCO_CURSE, FEDCANON_1, FEDCANON_2, THM_4_1
+from fcocheck.rates.catalog import FCO_CURSE, FEDCANON_2, THM_4_1
 from fcocheck.rates.fit import contraction
 from fcocheck.rates.oc import mean_log_noise
 from fcocheck.rates.power import Violation, powered
@@ -293,72 +293,6 @@ def fedcanon_pl_rate(quick: bool, seed: int) -> Result:
         [v, neg],
         notes=["Thm 2's factor (1 − cμη_g)^T: −log q ≈ cμη_g; the measured c ≈ 2 (the gap is quadratic in "
                "the distance, which contracts by 1 − μη_g)."],
-    )
-
-
-def _canon_floor(alg: str, p, ref, eta_l: float, K: int, eta_g: float, rounds: int) -> float:
-    """‖G(x)‖² (the prox-gradient mapping, Thm 1's left side) at the end of an exact run."""
-    hp = ({"eta_l": eta_l, "eta_g": eta_g, "local_steps": K} if alg == "fedcanon"
-          else {"eta": eta_l, "eta_g": eta_g / (eta_l * K), "local_steps": K})
-    t = runs(alg, p, hp, rounds, "exact", [0], ref)[0]
-    return max(float(np.asarray(t["prox_grad_norm"])[-1] ** 2), 1e-300)
-
-
-def fedcanon_floor_structure(quick: bool, seed: int) -> Result:
-    """FedCanon's deterministic floor as measured: ∝ η_l², ∝ (K − 1)², zero at K = 1, flat in η_g.
-
-    Exact gradients, ψ = λ‖·‖₁ with ∇F(w*) ≠ 0: the clients step on F alone, so each local step
-    after the first moves them by η_l·(a multiple of λ) away from what the server's single prox
-    assumes.  Seed 003 lost Thm 1's constants; this is the structure the floor has, measured, for
-    the formula to be checked against.  Negative control: ZA1, whose clients carry the prox with
-    weight (t+1)η, has no floor — it must fail the η_l² rule.
-    """
-    instances = seeds_for(quick, seed, 3, 5)
-    problems = [generate("quadratics", seed=s, clients=8, d=20, mu=0.1, zeta=1.0, lam=0.05)
-                for s in instances]
-    refs = [reference_solve(p) for p in problems]
-    R = 600 if quick else 1500
-    etas = [0.005, 0.01, 0.02, 0.04]
-    Ks = [2, 3, 5, 9]
-    egs = [0.2, 0.4, 0.8]
-
-    def floors(alg: str, settings: list[tuple[float, int, float]], rounds: int = R) -> np.ndarray:
-        """Instances × settings (η_l, K, η_g) of the floor."""
-        return np.array([[_canon_floor(alg, p, ref, e, k, g, rounds) for e, k, g in settings]
-                         for p, ref in zip(problems, refs, strict=True)])
-
-    by_eta = floors("fedcanon", [(e, 5, 0.2) for e in etas])
-    by_K = floors("fedcanon", [(0.02, k, 0.2) for k in Ks])
-    at_one = floors("fedcanon", [(0.02, 1, 0.2)], 3 * R)[:, 0]
-    by_eg = floors("fedcanon", [(0.02, 5, g) for g in egs])
-    za1 = floors("za1", [(e, 5, 0.2) for e in etas])
-    fit_eta, v_eta = judge.exponent(etas, by_eta, 2.0, "two-sided", seed, "η_l")
-    fit_K, v_K = judge.exponent([k - 1 for k in Ks], by_K, 2.0, "two-sided", seed, "K − 1")
-    fit_g, v_g = judge.exponent(egs, by_eg, 0.0, "two-sided", seed, "η_g")
-    zero = judge.identity(float(np.max(at_one / by_K[:, 0])), 1e-3,
-                          f"floor at K = 1 / floor at K = 2 (largest over instances {instances})")
-    neg = judge.control(lambda d: judge.exponent(etas, d, 2.0, "two-sided", seed, "η_l")[1], za1, by_eta,
-                  "ZA1 (prox on the clients) has no η_l² floor")
-    return Result(
-        "fedcanon-floor-structure",
-        FEDCANON_1.name,
-        f"FedCanon, {len(instances)} quadratics instances (seeds {instances}; μ = 0.1, L = 1, ζ = 1), "
-        f"ψ = 0.05‖·‖₁, exact gradients, R = {R} "
-        f"(K = 1: {3 * R}); "
-        f"floor = ‖G(x_R)‖²; η_l ∈ {etas} (K = 5, η_g = 0.2), K ∈ {Ks} (η_l = 0.02), η_g ∈ {egs}",
-        {
-            "eta_l": etas, "floor_by_eta_l": by_eta, "K": Ks, "floor_by_K": by_K, "floor_K1": at_one,
-            "eta_g": egs, "floor_by_eta_g": by_eg, "za1_by_eta": za1,
-            "plot": plot_spec("slope", "η_l or K − 1", "floor of ‖G(x)‖²",
-                              [slope_series("FedCanon vs η_l (K = 5)", etas, by_eta, fit_eta, 2.0),
-                               slope_series("FedCanon vs K − 1 (η_l = 0.02)", [k - 1 for k in Ks], by_K,
-                                            fit_K, 2.0),
-                               slope_series("control: ZA1 vs η_l", etas, np.maximum(za1, 1e-300))]),
-        },
-        [v_eta, v_K, zero, v_g, neg],
-        notes=[f"Measured: floor ≈ {float(np.median(by_eta[:, -1])) / (0.04 * 4) ** 2:.3g} × (η_l(K − 1))² "
-               "at λ = 0.05 (median over instances) "
-               "(with fedcanon-floor-lambda's ∝ λ²): the structure a recovered Thm 1 constant must have."],
     )
 
 

@@ -19,6 +19,7 @@ from fcocheck.verify.paper_claims import (
     fco_lemma_4_5,
     fedcanon_floor_b,
     fedcanon_floor_lambda,
+    fedcanon_floor_structure,
     fedcanon_heterogeneity,
 )
 
@@ -28,3 +29,5 @@ CLAIMS = {c.name: c for c in (fco_lemma_4_5.K_NOISE, fco_lemma_4_5.K_HETERO, fco
                               fco_4_2_rounds.CLAIM,
                               fedcanon_floor_b.CLAIM, fedcanon_floor_lambda.CLAIM,
                               fedcanon_heterogeneity.CLAIM)}
+#: studies of several claims each (``verify.claim_group``), by name
+GROUPS = {g.name: g for g in (fedcanon_floor_structure.GROUP,)}
