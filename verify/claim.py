@@ -67,7 +67,7 @@ MEASURE_LATEX = {"gap_avg": r"\Phi(\hat{w}) - \Phi^\star", "gap": r"\Phi(w_R) - 
 #: a claim's senses: an upper bound, a law (``Claim.sense``)
 UPPER, LAW = "≲", "Θ"
 #: what of a metric's curve a claim measures (``Claim.statistic``)
-STATISTICS = ("last", "mean", "tail_mean", "last_step_mean", "limit")
+STATISTICS = ("last", "mean", "tail_mean", "last_step_mean", "limit", "mean_above_floor")
 #: measures derived from a trace metric (the report's label beside each)
 DERIVED = {"prox_grad_norm_sq": ("prox_grad_norm", 2)}
 
@@ -112,7 +112,9 @@ class Claim:
             ``last_step_mean`` (a per-local-step metric's last step, averaged over the rounds; the runs
             then record every step), ``limit`` (lim_R Φ(ŵ_R) − Φ* of a dual-averaging method with exact
             gradients: ``measure="gap_avg"``, its tail average run to a settled value; a further verdict
-            says whether every resolved point settled).
+            says whether every resolved point settled), ``mean_above_floor`` (along rounds: the running
+            mean (1/R)Σ_{t<R} y_t less the floor — the mean over the last ``tail`` of the sweep's longest
+            run —, the transient of a bound C/R + a floor, FedCanon Thm 1's).
         constants_over: ``point`` (each point's instance supplies its measured constants) or ``sweep``
             (a sweep of a generator parameter: each measured constant is the largest over the instance
             seed's sweep — one step and one bound constant for the whole sweep, as a class's L is).
@@ -273,6 +275,9 @@ def _check(c: Claim) -> None:
     if c.constants_over not in ("point", "sweep"):
         raise InvalidClaimError(f"claim {c.name!r}: constants_over {c.constants_over!r}; the rule is point | "
                                 "sweep")
+    if c.statistic == "mean_above_floor" and c.along[0] != "rounds":
+        raise InvalidClaimError(f"claim {c.name!r}: statistic mean_above_floor along {c.along[0]!r}; the "
+                                "rule is along rounds (a running mean's transient)")
     if c.statistic == "limit" and (c.measure != "gap_avg" or c.oracle != "exact" or c.repeats != 1):
         raise InvalidClaimError(f"claim {c.name!r}: statistic limit with measure {c.measure!r}, oracle "
                                 f"{c.oracle!r}, repeats {c.repeats}; the rule is gap_avg, exact, 1")
@@ -433,13 +438,14 @@ class _Row(NamedTuple):
 def measure_instance(c: Claim, s: int) -> _Row:
     """Instance ``s`` of the claim's class at every point of its sweep (``measure``)."""
     from fcocheck.solvers.reference.certificate import RESOLVED
-    from fcocheck.verify.experiments.base import runs
+    from fcocheck.verify.experiments.base import runs, tail_mean
     from fcocheck.verify.experiments.instances import drawn
 
     what, values = c.along
     gen, params = c.problem
     P = len(values)
     G, floor, bound, resid = np.empty((c.repeats, P)), np.zeros(P), np.empty(P), np.zeros(P)
+    above = np.zeros(c.repeats)  # ``mean_above_floor``: each repetition's floor
     B = 0.0
     fixed = None if what.startswith("problem.") else drawn(gen, s, c.reference_tol, **params)
     cases = [fixed or drawn(gen, s, c.reference_tol, **{**params, what.removeprefix("problem."): v})
@@ -447,6 +453,10 @@ def measure_instance(c: Claim, s: int) -> _Row:
     own = [_instance_constants(c, q, r) for q, r in cases]
     if c.constants_over == "sweep":
         own = [{k: max(o[k] for o in own) for k in own[0]}] * len(own)
+    longest = None
+    if prefixes(c):  # one run to the sweep's largest R; each point reads its first R rounds
+        hp, rounds, _ = point(c, max(values), own[int(np.argmax(values))])
+        longest = runs(method_name(c), cases[0][0], hp, rounds, c.oracle, noise_seeds(c, s), cases[0][1])
     for j, v in enumerate(values):
         q, r = cases[j]
         hp, rounds, ctx = point(c, v, own[j])
@@ -458,11 +468,35 @@ def measure_instance(c: Claim, s: int) -> _Row:
             G[0, j], resid[j] = _limit(c, q, r, hp, rounds, s, floor[j])
         else:
             record = "step" if c.statistic == "last_step_mean" else "round"
-            for k, t in enumerate(runs(method_name(c), q, hp, rounds, c.oracle, noise_seeds(c, s), r,
-                                       record=record)):
-                G[k, j] = statistic(c, curve(c, t))
+            traces = longest or runs(method_name(c), q, hp, rounds, c.oracle, noise_seeds(c, s), r,
+                                     record=record)
+            for k, t in enumerate(traces):
+                y = curve(c, t)[: rounds + 1] if longest else curve(c, t)
+                if c.statistic == "mean_above_floor":  # the running mean now, its floor once the sweep is run
+                    G[k, j] = float(np.mean(y[:-1]))
+                    if v == max(values):
+                        above[k] = tail_mean(y[:-1], c.tail)
+                else:
+                    G[k, j] = statistic(c, y)
         B = max(B, 0.5 * float(np.sum((q.zero() - r.w) ** 2)))
+    if c.statistic == "mean_above_floor":
+        G = np.maximum(G - above[:, None], 1e-300)
     return _Row(G, floor, bound, B, resid)
+
+
+#: statistics of a curve's first R rounds alone (``prefixes``)
+PREFIX_STATISTICS = ("last", "mean", "tail_mean", "mean_above_floor")
+
+
+def prefixes(c: Claim) -> bool:
+    """Whether a sweep of R is read off one run to the largest R: the same bits, one run per instance.
+
+    A run of R rounds is the first R rounds of a longer one (the engine draws every random choice round by
+    round, and nothing in a round depends on the rounds to come) — so when no hyper-parameter depends on
+    R (a number, not an expression) and the statistic reads the curve's first R rounds only.
+    """
+    return (c.along[0] == "rounds" and c.statistic in PREFIX_STATISTICS
+            and not any(_is_expression(x) for x in c.hp.values()))
 
 
 def measure(c: Claim, seed: int = 0, instances: Sequence[int] | None = None) -> Measurement:

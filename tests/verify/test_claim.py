@@ -85,7 +85,9 @@ def test_the_resolved_prefix(G, floor, kept):
     ({"full": {"seed": 5}}, "full changes ['seed']; the rule is fields of a claim"),
     # a noisy oracle, one run per point and a bound per instance: no noise to judge each instance with
     ({"oracle": "gaussian:0.5", "bound": "B/R"}, "the rule is repeats ≥ 2"),
-    ({"statistic": "median"}, "the rule is one of ('last', 'mean', 'tail_mean', 'last_step_mean', 'limit')"),
+    ({"statistic": "median"}, "the rule is one of ('last', 'mean', 'tail_mean', 'last_step_mean', 'limit', "
+                              "'mean_above_floor')"),
+    ({"statistic": "mean_above_floor", "along": ("local_steps", [1, 2, 3, 4])}, "the rule is along rounds"),
     ({"statistic": "last_step_mean"}, "the rule is a per-local-step metric"),
     ({"sense": "Θ", "bound": "exp(-R)"}, "the rule for sense Θ is a power of the swept name"),
     ({"statistic": "limit", "measure": "gap"}, "the rule is gap_avg, exact, 1"),
@@ -443,3 +445,30 @@ def test_a_group_of_claims_is_one_study_whose_verdicts_name_their_law():
     assert "ZA1" in res.checks[1].reason and "at K = 1 / at K = 2" in res.checks[3].reason
     labels = [s["label"] for s in res.measured["plot"]["series"]]
     assert len(labels) == 4 and any("control: ZA1" in x for x in labels)
+
+
+@pytest.mark.parametrize("method,hp,oracle,problem", [
+    ("fedcanon", {"eta_l": 0.05, "local_steps": 2}, "exact", ("robust-penalized", {"clients": 4, "samples": 8,
+                                                                                    "d": 6})),
+    ("fedavg", {"eta_c": 0.05, "local_steps": 2}, "gaussian:0.5", ("quadratics", {"zeta": 1.0})),
+    ("scaffold", {"eta_l": 0.05, "local_steps": 3}, "minibatch:4", ("ridge", {"clients": 4, "samples": 16,
+                                                                             "d": 8})),
+    ("feddualavg", {"eta_c": 0.05, "local_steps": 2}, "gaussian:0.5", ("quadratics", {"zeta": 1.0})),
+])
+@pytest.mark.parametrize("stat", ["last", "mean", "tail_mean", "mean_above_floor"])
+def test_a_sweep_of_rounds_read_off_one_run_has_the_bits_of_separate_runs(monkeypatch, method, hp, oracle,
+                                                                         problem, stat):
+    """``prefixes``: R's first rounds of one long run are the run of R rounds (noise, minibatches and
+    control variates included), so the claim's numbers are the same bits either way; a step tuned to R
+    (an expression) runs each R on its own."""
+    from fcocheck.verify import claim as claim_mod
+
+    c = Claim("p", method=method, bound="1/R", along=("rounds", (5, 9, 17, 30)), hp=hp, oracle=oracle,
+              repeats=2 if oracle != "exact" else 1, measure="gap_avg", problem=problem, statistic=stat)
+    assert claim_mod.prefixes(c)
+    step = next(iter(hp))
+    assert not claim_mod.prefixes(dataclasses.replace(c, hp={**hp, step: "0.05*sqrt(10/R)"}))
+    assert not claim_mod.prefixes(dataclasses.replace(c, statistic="last_step_mean"))
+    one = claim_mod.measure_instance(c, 3)
+    monkeypatch.setattr(claim_mod, "prefixes", lambda _: False)
+    assert np.array_equal(one.G, claim_mod.measure_instance(c, 3).G)

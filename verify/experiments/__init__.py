@@ -103,9 +103,7 @@ _ALL = (
     ),
     claim_experiment(paper_claims.CLAIMS["fedcanon-floor-b"], "floor ∝ σ²/b"),
     claim_experiment(paper_claims.CLAIMS["fedcanon-floor-lambda"], "floor → 0 as λ → 0, ∝ (λB_r)²"),
-    Experiment(
-        "fedcanon-transient", "fedcanon-1", "running mean of ‖G‖² falls like 1/T", others.fedcanon_transient
-    ),
+    claim_experiment(paper_claims.CLAIMS["fedcanon-transient"], "running mean of ‖G‖² falls like 1/T"),
     claim_experiment(paper_claims.CLAIMS["fedcanon-heterogeneity"],
                      "floor independent of ζ (FedMiD-avg as negative control)"),
     group_experiment(paper_claims.GROUPS["fedcanon-floor-structure"]),
@@ -124,7 +122,6 @@ _SWEEPS = {
     "fco-lemma-4.4": "K, η_c, σ and ζ",
     "fco-4.3-variance-M": "M (at ζ = 0)", "fco-4.1-minibatch": "η_cKL", "fco-4.2-vs-4.1": "R around L²B/G²",
     "fco-4.1-speedup": "M and R", "fco-curse-rate": "η_c and K",
-    "fedcanon-transient": "T",
     "fedcanon-pl-rate": "μ and η_g",
     "svrg-contraction": "m and h",
 }

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from fcocheck.rates.catalog import FEDCANON_1, FEDCANON_2, SVRG_5
-from fcocheck.rates.fit import contraction, floor, nnls_terms
+from fcocheck.rates.catalog import FEDCANON_2, SVRG_5
+from fcocheck.rates.fit import contraction, nnls_terms
 from fcocheck.rates.power import Violation, powered
 from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
 from fcocheck.solvers.constants import compute_constants
@@ -23,52 +23,6 @@ from fcocheck.verify.experiments.instances import named, quadratics
 
 def _g2(trace) -> np.ndarray:
     return np.asarray(trace["prox_grad_norm"], dtype=float) ** 2
-
-
-def fedcanon_transient(quick: bool, seed: int) -> Result:
-    """Thm 1's O(1/T): the running mean (1/T)Σ‖G(x^t)‖² on a non-convex (Cauchy + MCP) instance."""
-    R = 400 if quick else 1600
-    seeds = seeds_for(quick, seed, 3, 5)  # one instance per seed (a row each)
-    Ts = np.unique(np.geomspace(R / 4, R, 7).astype(int))  # the O(1/T) claim is about large T
-    runnings, floors, excess = [], [], np.empty((len(seeds), Ts.size))
-    for i, s in enumerate(seeds):
-        p, ref = named("robust-penalized", clients=8, samples=32, d=20, seed=s)
-        g2 = _g2(runs("fedcanon", p, {"eta_l": 0.05, "local_steps": 2}, R, "exact", [s], ref)[0])[:-1]
-        running = np.cumsum(g2) / np.arange(1, g2.size + 1)
-        fl = floor(g2[None, :]).value
-        # Thm 1 bounds the running mean by C/T + a floor: the transient is what stands above the floor
-        excess[i] = np.maximum(running[Ts - 1] - fl, 1e-300)
-        runnings.append(running)
-        floors.append(fl)
-    running = runnings[0]
-    fit, v = judge.exponent(Ts.astype(float), excess, -1.0, "upper", seed, "T")
-    return Result(
-        "fedcanon-transient",
-        FEDCANON_1.name,
-        f"FedCanon on {len(seeds)} robust-penalized instances (seeds {seeds}; Cauchy loss, MCP), exact "
-        f"gradients, η_l=0.05, K=2, R={R}; (1/T)Σ_t‖G(x^t)‖² at T ∈ {Ts.tolist()}",
-        {
-            "T": Ts.tolist(),
-            "running_mean": [r[Ts - 1] for r in runnings],
-            "floor": floors,
-            "plot": plot_spec(
-                "slope",
-                "T",
-                "(1/T) Σ_t ‖G(x^t)‖²",
-                [
-                    {"label": f"all T (instance {seeds[0]})", "x": list(range(1, running.size + 1)),
-                     "Y": [running.tolist()]},
-                    slope_series("above the floor", Ts, excess, fit, -1.0),
-                ],
-            ),
-        },
-        [v],
-        notes=[
-            f"floors of ‖G‖² (tail mean) = {', '.join(f'{f:.3g}' for f in floors)}; Thm 1 allows a floor, so "
-            "the check is on the "
-            "running mean minus that floor, which must fall at least like 1/T (upper)."
-        ],
-    )
 
 
 def _pl_curve(p, ref, eta_l: float, R: int, seed: int, metric: str,

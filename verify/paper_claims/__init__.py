@@ -21,6 +21,7 @@ from fcocheck.verify.paper_claims import (
     fedcanon_floor_lambda,
     fedcanon_floor_structure,
     fedcanon_heterogeneity,
+    fedcanon_transient,
 )
 
 #: by name
@@ -28,6 +29,6 @@ CLAIMS = {c.name: c for c in (fco_lemma_4_5.K_NOISE, fco_lemma_4_5.K_HETERO, fco
                               fco_4_3_floor_zeta.CLAIM, fco_4_3_floor_k.CLAIM, fco_4_3_tuned_r.CLAIM,
                               fco_4_2_rounds.CLAIM,
                               fedcanon_floor_b.CLAIM, fedcanon_floor_lambda.CLAIM,
-                              fedcanon_heterogeneity.CLAIM)}
+                              fedcanon_heterogeneity.CLAIM, fedcanon_transient.CLAIM)}
 #: studies of several claims each (``verify.claim_group``), by name
 GROUPS = {g.name: g for g in (fedcanon_floor_structure.GROUP,)}
