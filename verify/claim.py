@@ -106,7 +106,7 @@ class Claim:
         label: how the report names the bound (its text when empty).
         sense: ``≲`` (an upper bound: the ratio measured/bound must not keep growing along the sweep) or
             ``Θ`` (a law: measured ∝ bound along the sweep — the log–log slope must equal the bound's
-            exponent in the swept name, which must be a number).
+            exponent in the swept name, or in one expression of it — ``law_coordinate``).
         statistic: what of the metric's curve is measured: ``last`` (its last round), ``mean`` (its
             mean over the rounds), ``tail_mean`` (its mean over the last ``tail``: a steady state),
             ``last_step_mean`` (a per-local-step metric's last step, averaged over the rounds; the runs
@@ -285,12 +285,18 @@ def _check(c: Claim) -> None:
         raise InvalidClaimError(f"claim {c.name!r}: redraw = {c.redraw!r}; the rule is an integer ≥ 0")
     if not (_is_number(c.tail) and 0 < c.tail <= 1):
         raise InvalidClaimError(f"claim {c.name!r}: tail = {c.tail!r}; the rule is in (0, 1]")
-    if c.vanishes and c.sense != LAW and c.direction != "shrinks":
-        raise InvalidClaimError(f"claim {c.name!r}: vanishes with direction {c.direction!r}; the rule is "
-                                f"direction shrinks (the measure vanishes as the swept value goes to 0), or "
-                                f"a law ({LAW}) whose coordinate has a zero")
-    if c.vanishes and c.sense == LAW:
-        vanishing_point(c)
+    if c.tail != 0.5 and c.statistic not in ("tail_mean", "mean_above_floor"):
+        raise InvalidClaimError(f"claim {c.name!r}: tail = {c.tail!r} with statistic {c.statistic!r}; the "
+                                "rule is tail_mean or mean_above_floor (the statistics that read a tail)")
+    if c.sense == LAW:
+        law_x(c, c.along[1])  # a coordinate that is not positive on the sweep fails before any run
+    if c.vanishes:
+        _check_vanishes(c)
+    for label, changes in c.controls.items():
+        if "along" in changes and [float(v) for v in changes["along"][1]] != [float(v) for v in c.along[1]]:
+            raise InvalidClaimError(f"claim {c.name!r}: control {label!r} along {changes['along'][1]!r}; the "
+                                    f"rule is the claim's values {list(c.along[1])} (under another name if "
+                                    "need be)")
     if c.reference_tol is not None and not (_is_number(c.reference_tol) and 0 < c.reference_tol < 1):
         raise InvalidClaimError(f"claim {c.name!r}: reference_tol = {c.reference_tol!r}; the rule is in "
                                 "(0, 1)")
@@ -314,7 +320,15 @@ def _evaluate(c: Claim, what: str, expr: Any, ctx: Mapping[str, float]) -> float
             f"claim {c.name!r}: {what} {str(expr)!r} has free symbols {sorted(free)}; the rule is "
             f"{c.symbols()['name']}, the method's hyper-parameters, the stated constants and the instance's "
             f"{list(INSTANCE)}")
-    return float(e.subs({s: ctx[str(s)] for s in e.free_symbols}))
+    try:
+        value = float(e.subs({s: ctx[str(s)] for s in e.free_symbols}))
+    except (TypeError, ValueError):
+        value = float("nan")
+    if not np.isfinite(value) and what != "bound":  # a bound's value gets its own error (``_positive``)
+        at = ", ".join(f"{k} = {ctx[k]:g}" for k in sorted({str(s) for s in e.free_symbols}))
+        raise InvalidClaimError(f"claim {c.name!r}: {what} {str(expr)!r} is not a finite number at {at}; "
+                                "the rule is finite wherever the claim runs")
+    return value
 
 
 def point(c: Claim, v: float, instance: Mapping[str, float]) -> tuple[dict[str, Any], int, dict[str, float]]:
@@ -521,7 +535,8 @@ def measure(c: Claim, seed: int = 0, instances: Sequence[int] | None = None) -> 
             return row if resolved_prefix(row.G.mean(axis=0)[None, :], row.floor[None, :]) == row.floor.size \
                 else None
 
-        drawn, skipped = draw_instances(seed, c.seeds, resolved, c.redraw)
+        # at most ``redraw`` replacements: the draw stops at the rejection after the last one
+        drawn, skipped = draw_instances(seed, c.seeds, resolved, c.redraw + 1)
     else:
         drawn = [(seed + i, measure_instance(c, seed + i)) for i in range(c.seeds)]
     rows = [r for _, r in drawn]
@@ -563,8 +578,10 @@ def judge(c: Claim, seed: int = 0, quick: bool = True) -> tuple[list[Verdict], d
     """The claim's verdicts and what was measured (at its quick design, or its full one).
 
     The verdicts: on the drawn instances (with size and power), each negative control
-    (``control_verdicts``), then against the class's worst case where it applies;
-    ``rates.verdict.combine`` of them is the claim's status.
+    (``control_verdicts``), the limits' settling (``statistic="limit"``), the measure where the bound
+    vanishes (``vanishing``), then against the class's worst case where it applies;
+    ``rates.verdict.combine`` of them is the claim's status.  When ``redraw`` cannot draw ``seeds``
+    resolved instances, one inconclusive verdict says so and nothing else is judged.
     """
     from fcocheck.verify.claim_worst import worst_case
 
@@ -580,7 +597,7 @@ def judge(c: Claim, seed: int = 0, quick: bool = True) -> tuple[list[Verdict], d
     if c.statistic == "limit":
         verdicts.append(settled(m))
     if c.vanishes:
-        verdicts.append(vanishing(c, m.G, seed, measured))
+        verdicts.append(vanishing(c, m.G, seed, measured, m.floor))
     if not c.worst:
         return verdicts, measured
     w, rows = worst_case(c, m.B)
@@ -601,8 +618,10 @@ def judge_measured(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any], fl
 def _too_few(c: Claim, m: Measurement) -> Verdict:
     """``redraw`` ran out: fewer than ``seeds`` instances resolve every point."""
     return Verdict(INCONCLUSIVE, "resolution", f"only {len(m.seeds)} of {c.seeds} instances resolve every "
-                   f"point of the sweep after {len(m.skipped)} redraws (replaced: {m.skipped}); the rule is "
-                   f"{c.seeds} — widen redraw or end the sweep earlier", {"skipped": m.skipped})
+                   f"point of the sweep: {len(m.skipped)} draws rejected ({m.skipped}), {c.redraw} "
+                   f"replacements allowed; the rule is {c.seeds} — allow more redraws or end the sweep "
+                   "earlier",
+                   {"skipped": m.skipped})
 
 
 def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray,
@@ -669,8 +688,35 @@ def settled(m: Measurement) -> Verdict:
                    f"doublings of R: residual {worst:.2e} (rule ≤ {LIMIT_TOL:g}); no floor measured")
 
 
-#: ``Claim.vanishes``: the measure at the swept value 0, relative to its value at the sweep's smallest point
+#: ``Claim.vanishes``: the measure where the bound vanishes, relative to its value at the nearest point
 VANISH = 1e-3
+
+
+def _check_vanishes(c: Claim) -> None:
+    """``vanishes`` on a claim whose bound vanishes at an admissible point outside its sweep."""
+    import sympy as sp
+
+    if c.constants_over == "sweep":
+        raise InvalidClaimError(f"claim {c.name!r}: vanishes with constants_over 'sweep'; the rule is "
+                                "'point' (the point where the bound vanishes has no sweep to take them over)")
+    if c.sense == LAW:
+        if law_exponent(c) <= 0:
+            raise InvalidClaimError(f"claim {c.name!r}: vanishes, but {c.bound_text()!r} has exponent "
+                                    f"{law_exponent(c):g}; the rule is a law of positive exponent (one that "
+                                    "vanishes where its coordinate does)")
+    else:
+        s = c.symbols()
+        swept = next((v for v in s["expr"].free_symbols if str(v) == s["name"]), None)
+        at0 = sp.limit(s["expr"], swept, 0, "+") if swept is not None else s["expr"]
+        if c.direction != "shrinks" or at0 != 0:
+            raise InvalidClaimError(f"claim {c.name!r}: vanishes with direction {c.direction!r} and "
+                                    f"{c.bound_text()!r} → {at0} as {s['name']} → 0; the rule is direction "
+                                    "shrinks and a bound that vanishes at 0")
+    v0, values = vanishing_point(c), [float(v) for v in c.along[1]]
+    integers = all(v.is_integer() for v in values)
+    if (integers and not float(v0).is_integer()) or min(values) <= v0 <= max(values) or v0 < 0:
+        raise InvalidClaimError(f"claim {c.name!r}: vanishes at {c.symbols()['name']} = {v0:g}; the rule is "
+                                "a point outside the sweep, ≥ 0, and an integer for an integer sweep")
 
 
 def vanishing_point(c: Claim) -> float:
@@ -681,8 +727,9 @@ def vanishing_point(c: Claim) -> float:
     """
     import sympy as sp
 
+    integers = all(float(a).is_integer() for a in c.along[1])
     if c.sense != LAW:
-        return 0.0
+        return 0 if integers else 0.0
     u = law_coordinate(c)[1]
     swept, x = next(iter(u.free_symbols), None), sp.Symbol("x")  # x: no sign assumed (λ > 0 has no zero)
     roots = [r for r in (sp.solve(u.subs(swept, x), x) if swept is not None else []) if r.is_real]
@@ -690,14 +737,17 @@ def vanishing_point(c: Claim) -> float:
         raise InvalidClaimError(f"claim {c.name!r}: vanishes, but the law's coordinate {u} has zeros "
                                 f"{roots}; the rule is exactly one real zero (where the measure must vanish)")
     v = float(roots[0])
-    return int(v) if v.is_integer() and all(float(a).is_integer() for a in c.along[1]) else v
+    return int(v) if v.is_integer() and integers else v
 
 
-def vanishing(c: Claim, G3: np.ndarray, seed: int, measured: dict[str, Any]) -> Verdict:
+def vanishing(c: Claim, G3: np.ndarray, seed: int, measured: dict[str, Any],
+              floor: np.ndarray | None = None) -> Verdict:
     """``Claim.vanishes``: the measure where the bound vanishes is ≤ ``VANISH`` × its value nearest it.
 
     The same instances are run at the bound's zero (``vanishing_point``; the bound is not evaluated there:
-    it is 0 by the claim); each must vanish.  Power (``verify.experiments.judge.vanishes``): the measure
+    it is 0 by the claim); each must vanish — a value within its resolution (``floor``: a gap within its
+    reference's certificate) counts as 0.  It is compared with the nearest point of the sweep that every
+    instance resolves (none: inconclusive).  Power (``verify.experiments.judge.vanishes``): the measure
     kept there on every instance, or on one, is rejected.
     """
     from fcocheck.verify.experiments.judge import vanishes
@@ -705,11 +755,19 @@ def vanishing(c: Claim, G3: np.ndarray, seed: int, measured: dict[str, Any]) -> 
     v0 = vanishing_point(c)
     at_zero = replace(c, along=(c.along[0], (v0,)), bound=1, controls={}, full={}, vanishes=False)
     seeds = measured.get("seeds", [seed + i for i in range(G3.shape[0])])
-    zero = measure(at_zero, seed, seeds).G.mean(axis=1)[:, 0]
-    j = int(np.argmin(np.abs(np.asarray(c.along[1], dtype=float) - v0)))
+    m0 = measure(at_zero, seed, seeds)
+    zero = m0.G.mean(axis=1)[:, 0]
     measured["at_zero"] = zero.tolist()
+    G = G3.mean(axis=1)
+    F = np.zeros_like(G) if floor is None else floor
+    resolved = [j for j in range(G.shape[1]) if np.all((G[:, j] > F[:, j]) & (G[:, j] > 0))]
     name = readable_name(c.symbols()["name"])
-    return vanishes(zero, G3.mean(axis=1)[:, j], seeds,
+    if not resolved:
+        return Verdict(INCONCLUSIVE, "vanishes", f"no point of the sweep is resolved on every instance: "
+                       f"nothing to compare {c.measure} at {name} = {v0:g} with")
+    j = min(resolved, key=lambda k: abs(float(c.along[1][k]) - v0))
+    zero = np.where(zero <= m0.floor[:, 0], 0.0, zero)
+    return vanishes(zero, G[:, j], seeds,
                     f"{c.measure} at {name} = {v0:g} / at {name} = {c.along[1][j]:.3g}", VANISH)
 
 
@@ -766,8 +824,9 @@ def law_coordinate(c: Claim) -> tuple[float, Any]:
     """A law's exponent p and coordinate u: the bound is (a constant) × u^p, u the swept name or in it.
 
     ``K**2`` → (2, K); ``(K - 1)**2`` → (2, K − 1): the measure is fitted against u, so a law in K − 1
-    is a power law although it is not one in K.  A bound without the swept name is a law of exponent 0.
-    Anything else is a clean error.
+    is a power law although it is not one in K; several factors in the swept name (``K*(K - 1)``) make
+    u their product with exponent 1.  A bound without the swept name is a law of exponent 0.  Anything
+    else is a clean error.
     """
     from fcocheck.rates.algebra import exponent
 
@@ -779,8 +838,12 @@ def law_coordinate(c: Claim) -> tuple[float, Any]:
     if getattr(e, "is_number", False):
         return float(e), swept
     moving = [(base, p) for base, p in s["expr"].as_powers_dict().items() if swept in base.free_symbols]
-    if len(moving) == 1 and moving[0][1].is_number and moving[0][0].free_symbols == {swept}:
-        return float(moving[0][1]), moving[0][0]
+    if moving and all(p.is_number for _, p in moving) and all(b.free_symbols == {swept} for b, _ in moving):
+        if len(moving) == 1:
+            return float(moving[0][1]), moving[0][0]
+        import sympy as sp
+
+        return 1.0, sp.Mul(*[b**p for b, p in moving])  # K·(K − 1): the bound itself, exponent 1
     raise InvalidClaimError(f"claim {c.name!r}: the exponent of {c.bound_text()!r} in {s['name']} is "
                             f"{e}; the rule for sense {LAW} is a power of the swept name, or of one "
                             "expression in it (a constant times u^p)")
@@ -792,10 +855,15 @@ def law_exponent(c: Claim) -> float:
 
 
 def law_x(c: Claim, values: Sequence[float]) -> tuple[np.ndarray, str]:
-    """The law coordinate u at the swept ``values`` (positive, or a clean error) and how it reads."""
+    """The law coordinate u at the swept ``values``, and how it reads.
+
+    Positive on the sweep; negative throughout, it is −u; else a clean error.
+    """
     u = law_coordinate(c)[1]
     name = c.symbols()["name"]
     x = np.array([float(u.subs({v: val for v in u.free_symbols})) for val in values], dtype=float)
+    if np.all(x < 0):  # (1 − K)² is (K − 1)²: the coordinate's sign is the writer's choice
+        u, x = -u, -x
     if not np.all(np.isfinite(x) & (x > 0)):
         raise InvalidClaimError(f"claim {c.name!r}: the law's coordinate {u} is {x.tolist()} on the sweep; "
                                 "the rule is positive (a power law is fitted in its logarithm)")
@@ -827,7 +895,7 @@ def design_line(c: Claim, measured: dict[str, Any]) -> str:
     replaced = f" (replaced: {measured['skipped']})" if measured.get("skipped") else ""
     return (f"{method_name(c)} on {c.seeds} {c.problem[0]} instances (seeds {measured['seeds']}{replaced})"
             f"{noise}{'; stated ' + stated if stated else ''}; {c.measure} {c.sense} {c.bound_text()} "
-            f"along {c.along[0]} = {list(c.along[1])}")
+            f"along {c.along[0]} = [{', '.join(f'{v:.4g}' for v in c.along[1])}]")
 
 
 #: a generator's name for a parameter whose symbol is a Python keyword: typeset as the symbol
@@ -847,12 +915,13 @@ def statement_latex(c: Claim) -> str:
     to = r"\to \infty" if c.direction == "grows" else r"\to 0"
     names = {v: sp.latex(sp.Symbol(LATEX_ALIAS[str(v)])) for v in s["expr"].free_symbols | {s["swept"]}
              if str(v) in LATEX_ALIAS}
-    return (rf"{lhs} {rel} {sp.latex(s['expr'], symbol_names=names)} \quad "
-            rf"({sp.latex(s['swept'], symbol_names=names)} {to})")
+    swept = sp.latex(s["swept"], symbol_names=names)
+    where = rf"\text{{along }} {swept}" if c.sense == LAW else f"{swept} {to}"  # a law holds on the sweep
+    return rf"{lhs} {rel} {sp.latex(s['expr'], symbol_names=names)} \quad ({where})"
 
 
-def plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any]:
-    """The report's figure of a judged claim.
+def plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any] | None:
+    """The report's figure of a judged claim (None if it was not judged: nothing to draw).
 
     One bound for every instance: every instance's measurement (median and band), the bound with
     constants 1, and the bound scaled by the smallest constant covering every instance.  A bound per
@@ -860,6 +929,8 @@ def plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any]:
     """
     from fcocheck.verify.experiments.base import plot_spec, slope_series
 
+    if "bound" not in measured or (c.sense == LAW and "fit" not in measured):
+        return None  # not judged: too few instances, or too few resolved points for a law
     bound = np.array(measured["bound"])
     label = MEASURE_LABEL.get(c.measure, c.measure)
     along = c.along[1]

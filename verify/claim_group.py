@@ -20,10 +20,10 @@ class ClaimGroup:
 
     Attributes:
         name: the study's name (a line of ``validate``).
-        theorem: the catalog theorem its claims belong to.
+        theorem: the catalog theorem its claims belong to (each claim's own).
         summary: one line: what the claims say together.
-        claims: the claims, each judged on its own design (instances ``seed, seed + 1, …`` for each).
-        xlabel: the figure's horizontal axis (each claim's coordinate).
+        claims: the claims, each judged on its own design (instances ``seed, seed + 1, …`` for each), with
+            distinct names.
 
     """
 
@@ -31,24 +31,42 @@ class ClaimGroup:
     theorem: str
     summary: str
     claims: tuple[Claim, ...]
-    xlabel: str
+
+    def __post_init__(self) -> None:
+        """A group that cannot be judged as stated is a clean error, naming the rule."""
+        from fcocheck.verify.claim import InvalidClaimError, check_name
+
+        check_name(self.name)
+        names = [c.name for c in self.claims]
+        if len(names) < 2 or len(set(names)) != len(names) or "plot" in names:
+            raise InvalidClaimError(f"claim group {self.name!r}: claims {names}; the rule is at least two, "
+                                    "with distinct names, none named 'plot'")
+        other = sorted({c.theorem for c in self.claims} - {self.theorem})
+        if other:
+            raise InvalidClaimError(f"claim group {self.name!r}: its claims' theorems {other}; the rule is "
+                                    f"the group's, {self.theorem!r}")
 
     def judge(self, seed: int = 0, quick: bool = True) -> tuple[list, dict[str, Any]]:
-        """Every claim's verdicts (each reason naming its law) and what each measured, and the figure."""
+        """Every claim's verdicts (each reason naming its law) and what each measured, and the figure.
+
+        The figure draws every judged claim's series on one set of axes, each against its own coordinate
+        (η_l, K − 1, η_g …: ``verify.claim.law_x``); a claim that could not be judged draws nothing.
+        """
         from fcocheck.solvers.readable import readable_name
-        from fcocheck.verify.claim import judge, plot
+        from fcocheck.verify.claim import ROWS, judge, law_x, plot
         from fcocheck.verify.experiments.base import plot_spec
 
-        verdicts, measured, series = [], {}, []
+        verdicts, measured, series, ylabels, xlabels = [], {}, [], [], []
         for c in self.claims:
             vs, m = judge(c, seed, quick)
             law = f"{c.bound_text()} along {readable_name(c.symbols()['name'])}"
             verdicts += [replace(v, reason=f"{law}: {v.reason}") for v in vs]
-            m["plot"] = plot(c.design(quick), m)
-            series += [{**s, "label": f"{s['label']} ({law})"} for s in m["plot"]["series"]]
+            figure = plot(c.design(quick), m)
+            if figure is not None:
+                series += [{**s, "label": f"{s['label']} ({law})"} for s in figure["series"]]
+                ylabels.append(figure["ylabel"])
+            xlabels.append(law_x(c, c.along[1])[1] if c.sense == "Θ" else readable_name(c.symbols()["name"]))
             measured[c.name] = m
-        ylabel = measured[self.claims[0].name]["plot"]["ylabel"]
-        for m in measured.values():
-            m.pop("plot")
-        measured["plot"] = plot_spec("slope", self.xlabel, ylabel, series)
+        axis = ", ".join(dict.fromkeys(xlabels[:-1])) + f" or {xlabels[-1]}"
+        measured["plot"] = (plot_spec("slope", axis, ylabels[0], series, rows=ROWS) if series else None)
         return verdicts, measured

@@ -133,6 +133,12 @@ def pytest_pycollect_makeitem(collector: Any, name: str, obj: Any) -> list[pytes
     also gets its own invariants (written-out reference, counts, reductions, coverage).
     """
     if name == CLAIMS_NAME:
+        from fcocheck.verify.claim import Claim, InvalidClaimError
+        from fcocheck.verify.experiments import not_a_claim
+
+        bad = [c for c in obj if not isinstance(c, Claim)]
+        if bad:  # a clean error, before any item runs
+            raise InvalidClaimError(not_a_claim(bad[0]))
         return [ClaimItem.from_parent(collector, name=f"fcocheck-claim[{c.name}]", claim=c) for c in obj]
     if name not in (LIST_NAME, CARDS_NAME):
         return None

@@ -93,7 +93,20 @@ def test_the_resolved_prefix(G, floor, kept):
     ({"statistic": "limit", "measure": "gap"}, "the rule is gap_avg, exact, 1"),
     ({"statistic": "limit", "method": "fedavg"}, "the rule is a dual-averaging method"),
     ({"tail": 0.0}, "tail = 0.0; the rule is in (0, 1]"),
-    ({"vanishes": True}, "vanishes with direction 'grows'; the rule is direction shrinks"),
+    ({"tail": 0.25}, "tail = 0.25 with statistic 'last'; the rule is tail_mean or mean_above_floor"),
+    ({"vanishes": True}, "vanishes with direction 'grows' and '1/R' → oo as R → 0; the rule is direction"),
+    ({"vanishes": True, "direction": "shrinks", "bound": "1 + 1/R"}, "→ oo as R → 0; the rule is direction"),
+    ({"vanishes": True, "sense": "Θ", "bound": "1"}, "has exponent 0; the rule is a law of positive"),
+    ({"vanishes": True, "sense": "Θ", "bound": "1/R"}, "has exponent -1; the rule is a law of positive"),
+    ({"vanishes": True, "sense": "Θ", "bound": "(2*R - 1)**2"},
+     "vanishes at R = 0.5; the rule is a point outside the sweep, ≥ 0, and an integer"),
+    ({"vanishes": True, "sense": "Θ", "bound": "(R - 10)**2"}, "the law's coordinate R - 10 is"),
+    ({"vanishes": True, "sense": "Θ", "bound": "(R + 1)**2"}, "vanishes at R = -1; the rule is a point"),
+    ({"sense": "Θ", "bound": "(R - 10)**2"}, "the law's coordinate R - 10 is [-6.0, -2.0, 6.0, 22.0]"),
+    ({"controls": {"c": {"along": ("rounds", [4, 8, 16, 64])}}}, "control 'c' along [4, 8, 16, 64]; the rule "
+                                                                  "is the claim's values"),
+    ({"hp": {"eta_c": "0.1/(R - 8)", "local_steps": 2}}, "hp 'eta_c' '0.1/(R - 8)' is not a finite number at "
+                                                          "R = 8; the rule is finite"),
 ])
 def test_a_claim_that_cannot_be_judged_is_a_clean_error(change, rule):
     base = {"name": "bad", "method": "feddualavg", "bound": "1/R", "along": ("rounds", [4, 8, 16, 32]),
@@ -355,12 +368,13 @@ def test_an_unresolved_instance_is_redrawn_from_the_study_seeds_own_stream(monke
         return claim_mod._Row(g, np.full(4, 1e-12), bound, 1.0, np.zeros(4))
 
     monkeypatch.setattr(claim_mod, "measure_instance", fake)
-    m = claim_mod.measure(dataclasses.replace(c, redraw=3), 0)
+    m = claim_mod.measure(dataclasses.replace(c, redraw=1), 0)  # one replacement allowed, one needed
     assert m.seeds == [0, REPLACEMENT_BASE, 2] and m.skipped == [1]
     assert claim_mod.measure(c, 0).seeds == [0, 1, 2]  # no redraw: kept
     unresolved.update(range(10**7))  # nothing resolves
     v = claim_mod.judge(dataclasses.replace(c, redraw=2), 0)[0][0]
-    assert v.status == "inconclusive" and "after 2 redraws" in v.reason
+    assert v.status == "inconclusive" and "3 draws rejected" in v.reason
+    assert "2 replacements allowed" in v.reason
     with pytest.raises(InvalidClaimError, match="redraw = -1; the rule is an integer ≥ 0"):
         claim_mod.judge(dataclasses.replace(c, redraw=-1))
 
@@ -472,3 +486,46 @@ def test_a_sweep_of_rounds_read_off_one_run_has_the_bits_of_separate_runs(monkey
     one = claim_mod.measure_instance(c, 3)
     monkeypatch.setattr(claim_mod, "prefixes", lambda _: False)
     assert np.array_equal(one.G, claim_mod.measure_instance(c, 3).G)
+
+
+def test_vanishing_compares_with_the_nearest_resolved_point_and_reads_a_resolved_zero_as_zero(monkeypatch):
+    """A point within its resolution is not compared with: the nearest resolved one is; a value at the
+    bound's zero within its own resolution counts as 0 (legal); no resolved point: inconclusive."""
+    from fcocheck.verify import claim as claim_mod
+
+    c = Claim("v", method="fedcanon", bound="lam**2", sense="Θ", direction="shrinks", vanishes=True,
+              along=("problem.lam", (0.01, 0.02, 0.04, 0.08)))
+
+    def at_zero(G0, F0):  # noqa: ANN001, ANN202
+        return lambda cl, seed, seeds: claim_mod.Measurement(  # noqa: ARG005
+            np.asarray(G0, dtype=float)[:, None, None], np.asarray(F0, dtype=float)[:, None],
+            np.ones((3, 1)), 0.0, np.zeros((3, 1)), list(seeds), [])
+
+    G = np.array([[1e-9, 4e-6, 1.6e-5, 6.4e-5]] * 3)[:, None, :]
+    floor = np.array([[1e-8, 1e-8, 1e-8, 1e-8]] * 3)  # the smallest λ's value is within its resolution
+    monkeypatch.setattr(claim_mod, "measure", at_zero([1e-9, 2e-9, 3e-9], [1e-8] * 3))
+    v = claim_mod.vanishing(c, G, 0, {"seeds": [0, 1, 2]}, floor)
+    assert v.status == "consistent" and "/ at λ = 0.02" in v.reason, v.reason  # nearest resolved: 0.02
+    monkeypatch.setattr(claim_mod, "measure", at_zero([1e-9, 4e-6, 3e-9], [1e-12] * 3))
+    assert claim_mod.vanishing(c, G, 0, {"seeds": [0, 1, 2]}, floor).status == "inconsistent"
+    assert claim_mod.vanishing(c, G, 0, {"seeds": [0, 1, 2]}, np.ones((3, 4))).status == "inconclusive"
+
+
+def test_equivalent_laws_read_the_same_and_a_group_that_cannot_be_judged_is_refused():
+    """(1 − K)² is (K − 1)²; K·(K − 1) is a law of exponent 1 in its own product; a group needs two
+    claims with distinct names of its theorem; a non-claim in ``fcocheck_claims`` is a clean error."""
+    from fcocheck.verify.claim import law_coordinate, law_x
+    from fcocheck.verify.claim_group import ClaimGroup
+    from fcocheck.verify.experiments import register_claim
+
+    c = Claim("k", method="fedcanon", bound="(1 - K)**2", along=("local_steps", [2, 3, 5, 9]), sense="Θ")
+    assert law_x(c, [2, 3, 5, 9])[0].tolist() == [1.0, 2.0, 4.0, 8.0] and law_coordinate(c)[0] == 2.0
+    prod = dataclasses.replace(c, bound="K*(K - 1)")
+    assert law_coordinate(prod)[0] == 1.0 and law_x(prod, [2, 3])[0].tolist() == [2.0, 6.0]
+    with pytest.raises(InvalidClaimError, match="the rule is at least two, with distinct names"):
+        ClaimGroup("g", "", "two of one", (c, c))
+    with pytest.raises(InvalidClaimError, match="its claims' theorems \\['fedcanon-1'\\]; the rule is"):
+        ClaimGroup("g", "", "mixed", (c, dataclasses.replace(c, name="k2", theorem="fedcanon-1")))
+    g = ClaimGroup("g", "", "fine", (c, dataclasses.replace(c, name="k2")))
+    with pytest.raises(InvalidClaimError, match="fcocheck_claims holds ClaimGroup 'g'; the rule is Claim"):
+        register_claim(g)

@@ -243,7 +243,7 @@ def test_fedcanon_floor_is_flat_in_zeta_and_its_negative_control_grows():
     flat, control = res.checks
     assert flat.status == "consistent" and control.status == "consistent", [c.reason for c in res.checks]
     # the control check passes because FedMiD-avg fails the same rule, on each of the claim's instances
-    assert "FedMiD-avg" in control.reason and all(f"[{s}]" in control.reason for s in res.measured["seeds"])
+    assert control.evidence["inner"] == "inconsistent" and "FedMiD-avg" in control.reason
 
 
 def test_a_negative_control_that_satisfies_the_claim_is_rejected():

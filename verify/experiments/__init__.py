@@ -22,8 +22,7 @@ def claim_experiment(claim, summary: str = "") -> Experiment:  # noqa: ANN001 - 
     def body(quick: bool, seed: int) -> Result:
         c = claim.design(quick)
         verdicts, measured = judge(c, seed)
-        if "bound" in measured:  # judged (not stopped before: too few instances resolved)
-            measured["plot"] = plot(c, measured)
+        measured["plot"] = plot(c, measured)  # None when it was not judged
         measured["statement"] = statement_latex(c)
         notes = [claim.source] if claim.source else []
         return Result(claim.name, claim.theorem or USER_CLAIM, design_line(c, measured), measured, verdicts,
@@ -129,10 +128,18 @@ _ALL = tuple(dataclasses.replace(e, sweeps=_SWEEPS.get(e.name, e.sweeps)) for e 
 EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in _ALL}
 
 
+def not_a_claim(x) -> str:  # noqa: ANN001 - anything
+    """The error for an entry of ``fcocheck_claims`` that is not a ``Claim``."""
+    return (f"fcocheck_claims holds {type(x).__name__} {getattr(x, 'name', x)!r}; the rule is Claim objects "
+            "(a ClaimGroup's claims are listed one by one)")
+
+
 def register_claim(claim) -> Experiment:  # noqa: ANN001 - a verify.claim.Claim
     """A user's claim as an experiment: ``validate`` and the report run it by name, like the papers'."""
-    from fcocheck.verify.claim import InvalidClaimError, check_name
+    from fcocheck.verify.claim import Claim, InvalidClaimError, check_name
 
+    if not isinstance(claim, Claim):
+        raise InvalidClaimError(not_a_claim(claim))
     check_name(claim.name)
     if claim.name in EXPERIMENTS and EXPERIMENTS[claim.name].theorem != USER_CLAIM:
         raise InvalidClaimError(f"claim {claim.name!r} is a built-in study's name; the rule is a new name")

@@ -216,22 +216,23 @@ def control(rule, data: np.ndarray, good: np.ndarray, what: str) -> Verdict:
     return powered(judge_control, data, [Violation("the curve that satisfies the claim", good)])
 
 
-def vanishes(at_zero: np.ndarray, at_smallest: np.ndarray, seeds: Sequence[int], what: str,
+def vanishes(at_zero: np.ndarray, at_nearest: np.ndarray, seeds: Sequence[int], what: str,
              tol: float) -> Verdict:
-    """A measure that vanishes at a point: at_zero ≤ tol × at_smallest (its value nearest) on every instance.
+    """A measure that vanishes at a point: at_zero ≤ tol × at_nearest (its value nearest) on every instance.
 
     Power: the measure kept there (its value at the nearest point) on every instance, or on the last
-    one only, is rejected.
+    one only, is rejected — it shows the rule is not one that passes everything, no more (an identity's
+    power is of this kind).
     """
     def judge(z: np.ndarray) -> Verdict:
-        rel = np.asarray(z, dtype=float) / np.asarray(at_smallest, dtype=float)
+        rel = np.asarray(z, dtype=float) / np.asarray(at_nearest, dtype=float)
         ok = all(at_most(r, tol) for r in rel)
         return Verdict(CONSISTENT if ok else INCONSISTENT, "vanishes",
                        f"{what} on instances {list(seeds)}: {', '.join(f'{r:.1e}' for r in rel)} "
                        f"(rule ≤ {tol:g} on every instance)", {"at_zero": np.asarray(z).tolist()})
 
     one = np.array(at_zero, dtype=float)
-    one[-1] = at_smallest[-1]
+    one[-1] = at_nearest[-1]
     return powered(judge, np.asarray(at_zero, dtype=float),
-                   [Violation("kept where it must vanish", np.array(at_smallest, dtype=float)),
+                   [Violation("kept where it must vanish", np.array(at_nearest, dtype=float)),
                     Violation("kept on one instance", one)])

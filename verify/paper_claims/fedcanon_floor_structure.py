@@ -37,12 +37,11 @@ GROUP = ClaimGroup(
               hp={"local_steps": 5, "eta_g": 0.2},
               controls={"ZA1 (the prox on the clients) has no η_l² floor":
                         {"method": "za1", "along": ("eta", ETAS), "bound": "eta**2",
-                         "hp": {"local_steps": 5, "eta_g": "0.2/(5*eta)"}}}, **SHARED),
+                         "hp": {"local_steps": 5, "eta_g": "0.2/(K*eta)"}}}, **SHARED),
         Claim("fedcanon-floor-structure-K", bound="(K - 1)**2", label="(K − 1)²",
               along=("local_steps", (2, 3, 5, 9)), hp={"eta_l": 0.02, "eta_g": 0.2}, vanishes=True, **SHARED),
         Claim("fedcanon-floor-structure-eta-g", bound="1", label="flat",
               along=("eta_g", tuple(float(g) for g in np.geomspace(0.2, 0.8, 4))),
               hp={"eta_l": 0.02, "local_steps": 5}, **SHARED),
     ),
-    "η_l, K − 1 or η_g",
 )

@@ -37,7 +37,7 @@ CLAIM = Claim(
     measure="gap",
     statistic="tail_mean",
     tail=0.25,
-    redraw=12,
+    redraw=11,  # the old study's cap of 12 rejected draws: the same replacement stream
     controls={"FedMiD-avg (no control variates): its drift floor grows with ζ":
               {"method": "fedmid-avg", "hp": {"eta_c": 0.05, "local_steps": 5}}},
     worst=False,
