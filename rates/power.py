@@ -71,7 +71,8 @@ def exponent_violations(x: Sequence[float], Y: np.ndarray, predicted: float, sen
         if abs(q - predicted) < 0.25 or any(abs(q - s) < 1e-9 for s in seen):
             continue
         seen.append(q)
-        name = "flat" if q == 0 else f"{label}^{q:+g}"
+        base = f"({label})" if " " in label else label  # (K − 1)^1.5, not K − 1^1.5
+        name = "flat" if q == 0 else f"{base}^{q:+g}"
         out.append(Violation(name, retrend(x, Y, q)))
     return out
 

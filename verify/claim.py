@@ -288,6 +288,13 @@ def _check(c: Claim) -> None:
     if c.tail != 0.5 and c.statistic not in ("tail_mean", "mean_above_floor"):
         raise InvalidClaimError(f"claim {c.name!r}: tail = {c.tail!r} with statistic {c.statistic!r}; the "
                                 "rule is tail_mean or mean_above_floor (the statistics that read a tail)")
+    raw, name = c.along[0].removeprefix("problem."), c.symbols()["name"]
+    if raw != name and raw in _names(c):
+        raise InvalidClaimError(f"claim {c.name!r}: the bound or an hp names {raw!r}; the rule is the swept "
+                                f"name {name!r} (it would be read as a constant, the law's exponent in "
+                                f"{name} as 0)")
+    if c.along[0] not in ("rounds",) and not c.along[0].startswith("problem."):
+        _check_runs(c, c.along[0], float(c.along[1][0]), "along")
     if c.sense == LAW:
         law_x(c, c.along[1])  # a coordinate that is not positive on the sweep fails before any run
     if c.vanishes:
@@ -692,6 +699,20 @@ def settled(m: Measurement) -> Verdict:
 VANISH = 1e-3
 
 
+def _check_runs(c: Claim, what: str, v: float, why: str) -> None:
+    """The method takes hyper-parameter ``what`` = v (with the claim's numeric ones), or a clean error."""
+    from fcocheck.solvers import algorithms
+    from fcocheck.solvers.errors import FcocheckError
+
+    hp = {k: x for k, x in c.hp.items() if _is_number(x) or (isinstance(x, str) and not _is_expression(x))}
+    value = int(v) if float(v).is_integer() and what == "local_steps" else v
+    try:
+        algorithms.make_hyper(algorithms.get(method_name(c)), {**hp, what: value})
+    except FcocheckError as exc:
+        if what in str(exc):
+            raise InvalidClaimError(f"claim {c.name!r}: {why} {what} = {value!r}: {exc}") from None
+
+
 def _check_vanishes(c: Claim) -> None:
     """``vanishes`` on a claim whose bound vanishes at an admissible point outside its sweep."""
     import sympy as sp
@@ -717,6 +738,8 @@ def _check_vanishes(c: Claim) -> None:
     if (integers and not float(v0).is_integer()) or min(values) <= v0 <= max(values) or v0 < 0:
         raise InvalidClaimError(f"claim {c.name!r}: vanishes at {c.symbols()['name']} = {v0:g}; the rule is "
                                 "a point outside the sweep, ≥ 0, and an integer for an integer sweep")
+    if c.along[0] != "rounds" and not c.along[0].startswith("problem."):
+        _check_runs(c, c.along[0], v0, "vanishes at")
 
 
 def vanishing_point(c: Claim) -> float:

@@ -529,3 +529,43 @@ def test_equivalent_laws_read_the_same_and_a_group_that_cannot_be_judged_is_refu
     g = ClaimGroup("g", "", "fine", (c, dataclasses.replace(c, name="k2")))
     with pytest.raises(InvalidClaimError, match="fcocheck_claims holds ClaimGroup 'g'; the rule is Claim"):
         register_claim(g)
+
+
+def test_a_law_without_power_at_its_design_is_inconclusive_and_a_resolved_one_prints_its_size():
+    """The exponent rule is consistent only with ≥ 95% exact power against p ± ½ and flat: three rows
+    whose slopes spread 1.93…2.07 give a 98% interval (2 dof) of width ~0.6 that accepts 2 and 1.5
+    alike — inconclusive (no power), naming the exponent it would miss; rows at 2 ± 0.01 are
+    consistent and print their size."""
+    from fcocheck.verify.experiments.judge import exponent
+
+    x = np.array([0.05, 0.1, 0.2, 0.4])
+    spread = np.array([x**1.93, x**2.0, x**2.07])
+    v = exponent(x, spread, 2.0, "two-sided", 0, "λ")[1]
+    assert v.status == "inconclusive" and "no power" in v.reason and "in only" in v.reason, v.reason
+    tight = np.array([x**1.99, x**2.0, x**2.01])
+    w = exponent(x, tight, 2.0, "two-sided", 0, "λ")[1]
+    assert w.status == "consistent" and "; size 1.0%" in w.reason, w.reason
+    assert "any exponent in [" in w.reason
+    assert exponent(x, tight, 1.5, "two-sided", 0, "λ")[1].status == "inconsistent"
+
+
+@pytest.mark.parametrize("change,rule", [
+    ({"bound": "(local_steps - 1)**2"}, "names 'local_steps'; the rule is the swept name 'K'"),
+    ({"along": ("local_step", [2, 3, 5, 9])}, "along local_step = 2.0: fedcanon has no hyper-parameter "
+                                               "'local_step'"),
+    ({"bound": "K**2", "vanishes": True}, "vanishes at local_steps = 0: local_steps = 0 is invalid"),
+])
+def test_a_sweep_the_method_cannot_run_is_refused_before_any_run(change, rule):
+    base = {"name": "bad", "method": "fedcanon", "bound": "(K - 1)**2", "sense": "Θ",
+            "along": ("local_steps", [2, 3, 5, 9]), "hp": {"eta_l": 0.02, "eta_g": 0.2}}
+    with pytest.raises(InvalidClaimError) as info:
+        judge(Claim(**{**base, **change}))
+    assert rule in str(info.value), str(info.value)
+
+
+def test_a_compound_coordinates_violations_read_as_powers():
+    from fcocheck.rates.power import exponent_violations
+
+    Y = np.array([[1.0, 4, 16, 64]])
+    names = [v.name for v in exponent_violations([1, 2, 4, 8], Y, 2.0, label="K − 1")]
+    assert "(K − 1)^+1.5" in names and "(K − 1)^+2.5" in names
