@@ -294,7 +294,7 @@ def _check(c: Claim) -> None:
                                 f"name {name!r} (it would be read as a constant, the law's exponent in "
                                 f"{name} as 0)")
     if c.along[0] not in ("rounds",) and not c.along[0].startswith("problem."):
-        _check_runs(c, c.along[0], float(c.along[1][0]), "along")
+        _check_runs(c, c.along[0], c.along[1][0], "along")
     if c.sense == LAW:
         law_x(c, c.along[1])  # a coordinate that is not positive on the sweep fails before any run
     if c.vanishes:
@@ -426,6 +426,8 @@ def statistic(c: Claim, curve: np.ndarray) -> float:
         from fcocheck.verify.experiments.base import tail_mean
 
         return tail_mean(curve, c.tail)
+    if c.statistic not in ("last", "mean"):  # limit, mean_above_floor: across runs (measure_instance)
+        raise ValueError(f"statistic {c.statistic!r} is not one run's number")
     return float(curve[-1] if c.statistic == "last" else np.mean(curve))
 
 
@@ -699,18 +701,17 @@ def settled(m: Measurement) -> Verdict:
 VANISH = 1e-3
 
 
-def _check_runs(c: Claim, what: str, v: float, why: str) -> None:
+def _check_runs(c: Claim, what: str, v: Any, why: str) -> None:
     """The method takes hyper-parameter ``what`` = v (with the claim's numeric ones), or a clean error."""
     from fcocheck.solvers import algorithms
     from fcocheck.solvers.errors import FcocheckError
 
     hp = {k: x for k, x in c.hp.items() if _is_number(x) or (isinstance(x, str) and not _is_expression(x))}
-    value = int(v) if float(v).is_integer() and what == "local_steps" else v
     try:
-        algorithms.make_hyper(algorithms.get(method_name(c)), {**hp, what: value})
+        algorithms.make_hyper(algorithms.get(method_name(c)), {**hp, what: v})
     except FcocheckError as exc:
         if what in str(exc):
-            raise InvalidClaimError(f"claim {c.name!r}: {why} {what} = {value!r}: {exc}") from None
+            raise InvalidClaimError(f"claim {c.name!r}: {why} {what} = {v!r}: {exc}") from None
 
 
 def _check_vanishes(c: Claim) -> None:

@@ -53,7 +53,7 @@ class ClaimGroup:
         (η_l, K − 1, η_g …: ``verify.claim.law_x``); a claim that could not be judged draws nothing.
         """
         from fcocheck.solvers.readable import readable_name
-        from fcocheck.verify.claim import ROWS, judge, law_x, plot
+        from fcocheck.verify.claim import LAW, ROWS, judge, law_x, plot
         from fcocheck.verify.experiments.base import plot_spec
 
         verdicts, measured, series, ylabels, xlabels = [], {}, [], [], []
@@ -65,7 +65,7 @@ class ClaimGroup:
             if figure is not None:
                 series += [{**s, "label": f"{s['label']} ({law})"} for s in figure["series"]]
                 ylabels.append(figure["ylabel"])
-            xlabels.append(law_x(c, c.along[1])[1] if c.sense == "Θ" else readable_name(c.symbols()["name"]))
+            xlabels.append(law_x(c, c.along[1])[1] if c.sense == LAW else readable_name(c.symbols()["name"]))
             measured[c.name] = m
         axis = ", ".join(dict.fromkeys(xlabels[:-1])) + f" or {xlabels[-1]}"
         measured["plot"] = (plot_spec("slope", axis, ylabels[0], series, rows=ROWS) if series else None)

@@ -551,7 +551,7 @@ def test_a_law_without_power_at_its_design_is_inconclusive_and_a_resolved_one_pr
 
 @pytest.mark.parametrize("change,rule", [
     ({"bound": "(local_steps - 1)**2"}, "names 'local_steps'; the rule is the swept name 'K'"),
-    ({"along": ("local_step", [2, 3, 5, 9])}, "along local_step = 2.0: fedcanon has no hyper-parameter "
+    ({"along": ("local_step", [2, 3, 5, 9])}, "along local_step = 2: fedcanon has no hyper-parameter "
                                                "'local_step'"),
     ({"bound": "K**2", "vanishes": True}, "vanishes at local_steps = 0: local_steps = 0 is invalid"),
 ])

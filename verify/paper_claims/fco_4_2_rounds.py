@@ -8,23 +8,13 @@ tuned step η*(R) and its own bound, against which it is judged.
 
 from __future__ import annotations
 
-from functools import partial
-
 from fcocheck.rates.catalog import THM_4_2
-from fcocheck.verify.claim import Claim
 from fcocheck.verify.paper_claims import tuned
 
-CLAIM = Claim(
-    "fco-4.2-rounds",
-    method="feddualavg",
-    bound=partial(tuned.rate, THM_4_2.name),
-    label="rate (4.3)",
-    along=("rounds", (10, 20, 40, 80, 160, 320, 640)),
+CLAIM = tuned.claim(
+    "fco-4.2-rounds", THM_4_2, "rate (4.3)", 10,
     problem=("constrained-logistic", {"ball": "l2", "radius": 2.0, "clients": 8, "samples": 32, "d": 20}),
-    hp={"eta_c": partial(tuned.step, THM_4_2.name), "local_steps": 10},
     constants={"sigma": 1e-300},
-    worst=False,  # its worst case is the tightness study of Thm 4.2 (verify.worstcase)
-    theorem=THM_4_2.name,
     source="FCO Thm 4.2, eq. (4.3)",
-    full={"seeds": 5, "along": ("rounds", (10, 20, 40, 80, 160, 320, 640, 1280, 2560))},
+    full={"seeds": 5, "along": ("rounds", (*tuned.ROUNDS, 1280, 2560))},
 )

@@ -14,27 +14,17 @@ shape differences between instances, not noise — and left 24% power).
 
 from __future__ import annotations
 
-from functools import partial
-
 from fcocheck.rates.catalog import THM_4_3
-from fcocheck.verify.claim import Claim
 from fcocheck.verify.classes import DRIFT, DRIFT_TOL
 from fcocheck.verify.paper_claims import tuned
 
-CLAIM = Claim(
-    "fco-4.3-tuned-R",
-    method="feddualavg",
-    bound=partial(tuned.rate, THM_4_3.name),
-    label="rate (4.4)",
-    along=("rounds", (10, 20, 40, 80, 160, 320, 640)),
+CLAIM = tuned.claim(
+    "fco-4.3-tuned-R", THM_4_3, "rate (4.4)", 5,
     problem=("quadratics", {**DRIFT, "zeta": 1.0}),
-    hp={"eta_c": partial(tuned.step, THM_4_3.name), "local_steps": 5},
     constants={"L": 1.0, "zeta": 1.0, "sigma": 0.5},
     oracle="gaussian:0.5",
     repeats=3,
     reference_tol=DRIFT_TOL,
-    worst=False,  # its worst case is the tightness study of Thm 4.3 (verify.worstcase)
-    theorem=THM_4_3.name,
     source="FCO Thm 4.3, eq. (4.4)",
-    full={"seeds": 8, "along": ("rounds", (10, 20, 40, 80, 160, 320, 640, 1280))},
+    full={"seeds": 8, "along": ("rounds", (*tuned.ROUNDS, 1280))},
 )

@@ -7,6 +7,7 @@ step balances the theorem's decreasing term against the others: ``rates.algebra.
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import sympy as sp
 
@@ -25,3 +26,24 @@ def step(theorem: str) -> sp.Expr:
     from fcocheck.rates.catalog import THEOREMS
 
     return tuning_constants(THEOREMS[theorem]).step
+
+
+#: R swept by a tuned-rate claim (the window where the bounded-ratio rule has its power, quick design)
+ROUNDS = (10, 20, 40, 80, 160, 320, 640)
+
+
+def claim(name: str, theorem: Any, label: str, local_steps: int, **fields: Any) -> Any:
+    """FedDualAvg at ``theorem``'s tuned step, judged against its tuned rate along R.
+
+    What the tuned claims share: the method, the bound and the step (the theorem's own, ``rate`` and
+    ``step``), K, the sweep ``ROUNDS``, the theorem and its source; ``fields`` holds the rest (the class,
+    the stated constants, the oracle, the full design).  Their worst case is the theorem's tightness
+    study (``verify.worstcase``).
+    """
+    from functools import partial
+
+    from fcocheck.verify.claim import Claim
+
+    hp = {"eta_c": partial(step, theorem.name), "local_steps": local_steps}
+    return Claim(name, method="feddualavg", bound=partial(rate, theorem.name), label=label,
+                 along=("rounds", ROUNDS), hp=hp, worst=False, theorem=theorem.name, **fields)
