@@ -184,6 +184,29 @@ def contraction(Y: np.ndarray, start: int = 0, stop: int | None = None, seed: in
     return Contraction(float(np.exp(fit.slope)), float(np.exp(fit.lo)), float(np.exp(fit.hi)), start, stop)
 
 
+#: the linear phase ends where a curve last exceeds this multiple of its floor (``phase_rate``)
+PHASE_END = 100.0
+
+
+def phase_rate(y: np.ndarray, resolution: float = 0.0) -> float:
+    """−log q per step over the slow half of a curve's linear phase; nan when it has none.
+
+    The floor is the largest of the mean of the curve's last tenth, 10⁻¹⁴·y₀ and ``resolution`` (what
+    the measurement can tell from 0: a gap's reference certificate); the phase ends at the last point
+    above ``PHASE_END`` × floor, and log y_t = a + t·log q is fitted on its second half (the slowest mode:
+    a gap to a neighbourhood mixes ρ^t and ρ^{2t}, and the fast one fades first).  A rate ≤ 0 is a
+    curve that does not contract there.
+    """
+    g = np.maximum(np.asarray(y, dtype=float), 1e-300)
+    floor = max(float(np.mean(g[-max(g.size // 10, 1):])), 1e-14 * float(g[0]), float(resolution))
+    above = np.nonzero(g > PHASE_END * floor)[0]
+    if not above.size:
+        return float("nan")
+    stop = int(above.max()) + 1
+    start = stop // 2
+    return float(-np.log(contraction(g[None, :], start, max(stop, start + 3)).factor))
+
+
 @dataclass(frozen=True)
 class Floor:
     """The steady state of a curve: the mean of its tail and whether the tail is flat."""

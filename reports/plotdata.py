@@ -76,10 +76,11 @@ def _caption(result: dict[str, Any], spec: dict[str, Any]) -> str:
         return text + "."
     if kind == "bound":
         C, bound = float(spec.get("C", 1)), spec.get("bound_name", "the published tuned rate")
+        scaled = (f"the largest constant C = {C:.3g} that the measurement stays above" if spec.get("lower")
+                  else f"the smallest constant C = {C:.3g} that covers the measurement")
         return (
             f"{spec['ylabel']} against {spec['xlabel']} ({spread}, solid), {bound} "
-            f"with constants 1 (dash-dot) and scaled by the smallest constant C = {C:.3g} that covers "
-            "the measurement (dotted)."
+            f"with constants 1 (dash-dot) and scaled by {scaled} (dotted)."
         )
     if kind == "scatter":
         return (

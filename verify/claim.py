@@ -44,7 +44,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fcocheck.rates.oc import MIN_POINTS, bounded_ratio, instance_noise, resolved_prefix
-from fcocheck.rates.verdict import INCONCLUSIVE, Verdict
+from fcocheck.rates.verdict import INCONCLUSIVE, INCONSISTENT, Verdict
 from fcocheck.solvers.errors import FcocheckError
 from fcocheck.solvers.readable import readable_name
 
@@ -64,10 +64,10 @@ SYMBOL = {"rounds": "R", "local_steps": "K", "eta_c": "eta_c"}
 #: a measure in the report's statement of a claim
 MEASURE_LATEX = {"gap_avg": r"\Phi(\hat{w}) - \Phi^\star", "gap": r"\Phi(w_R) - \Phi^\star",
                  "prox_grad_norm_sq": r"\|G_\eta(w_r)\|^2"}
-#: a claim's senses: an upper bound, a law (``Claim.sense``)
-UPPER, LAW = "≲", "Θ"
+#: a claim's senses: an upper bound, a lower bound, a law (``Claim.sense``)
+UPPER, LOWER, LAW = "≲", "≳", "Θ"
 #: what of a metric's curve a claim measures (``Claim.statistic``)
-STATISTICS = ("last", "mean", "tail_mean", "last_step_mean", "limit", "mean_above_floor")
+STATISTICS = ("last", "mean", "tail_mean", "last_step_mean", "limit", "mean_above_floor", "rate")
 #: measures derived from a trace metric (the report's label beside each)
 DERIVED = {"prox_grad_norm_sq": ("prox_grad_norm", 2)}
 
@@ -104,7 +104,9 @@ class Claim:
         full: what the full design changes (``validate`` without ``--quick``): more seeds, a longer sweep.
         theorem: the catalog theorem the claim belongs to (a paper's claim), or empty (a user's).
         label: how the report names the bound (its text when empty).
-        sense: ``≲`` (an upper bound: the ratio measured/bound must not keep growing along the sweep) or
+        sense: ``≲`` (an upper bound: the ratio measured/bound must not keep growing along the sweep),
+            ``≳`` (a lower bound: the ratio must not keep falling — judged as bound/measured ≲ 1, the
+            reciprocals by the upper rule: a rate's lower bound is its time constant's upper bound) or
             ``Θ`` (a law: measured ∝ bound along the sweep — the log–log slope must equal the bound's
             exponent in the swept name, or in one expression of it — ``law_coordinate``).
         statistic: what of the metric's curve is measured: ``last`` (its last round), ``mean`` (its
@@ -114,7 +116,10 @@ class Claim:
             gradients: ``measure="gap_avg"``, its tail average run to a settled value; a further verdict
             says whether every resolved point settled), ``mean_above_floor`` (along rounds: the running
             mean (1/R)Σ_{t<R} y_t less the floor — the mean over the last ``tail`` of the sweep's longest
-            run —, the transient of a bound C/R + a floor, FedCanon Thm 1's).
+            run —, the transient of a bound C/R + a floor, FedCanon Thm 1's), ``rate`` (the linear rate
+            −log q per round over the slow half of the curve's linear phase, ``rates.fit.phase_rate``; a
+            curve without one is unresolved there, one that does not contract (−log q ≤ 0) fails a
+            lower bound outright).
         constants_over: ``point`` (each point's instance supplies its measured constants) or ``sweep``
             (a sweep of a generator parameter: each measured constant is the largest over the instance
             seed's sweep — one step and one bound constant for the whole sweep, as a class's L is).
@@ -267,8 +272,11 @@ def _check(c: Claim) -> None:
         raise InvalidClaimError(f"claim {c.name!r}: oracle {c.oracle!r} with repeats = {c.repeats} and a "
                                 f"bound with the instance's {sorted(own)}; the rule is repeats ≥ 2 (each "
                                 "instance is judged on its own bound, its repetitions' spread its noise)")
-    if c.sense not in (UPPER, LAW):
-        raise InvalidClaimError(f"claim {c.name!r}: sense {c.sense!r}; the rule is {UPPER} | {LAW}")
+    if c.sense not in (UPPER, LOWER, LAW):
+        raise InvalidClaimError(f"claim {c.name!r}: sense {c.sense!r}; the rule is {UPPER} | {LOWER} | {LAW}")
+    if c.sense == LOWER and c.vanishes:
+        raise InvalidClaimError(f"claim {c.name!r}: vanishes with sense {LOWER}; the rule is {UPPER} or "
+                                f"{LAW} (a lower bound says nothing where it vanishes)")
     if c.statistic not in STATISTICS:
         raise InvalidClaimError(f"claim {c.name!r}: statistic {c.statistic!r}; the rule is one of "
                                 f"{STATISTICS}")
@@ -446,6 +454,7 @@ class Measurement(NamedTuple):
     residual: np.ndarray  #: ``statistic="limit"``: each limit's convergence residual, S × P (else 0)
     seeds: list[int]  #: the instances' seeds
     skipped: list[int]  #: ``redraw``: the instances replaced (a point unresolved)
+    random: bool = True  #: some run drew random numbers (oracle noise, the method's own draws)
 
 
 class _Row(NamedTuple):
@@ -456,10 +465,12 @@ class _Row(NamedTuple):
     bound: np.ndarray
     B: float
     residual: np.ndarray
+    random: bool = True
 
 
 def measure_instance(c: Claim, s: int) -> _Row:
     """Instance ``s`` of the claim's class at every point of its sweep (``measure``)."""
+    from fcocheck.rates.fit import phase_rate
     from fcocheck.solvers.reference.certificate import RESOLVED
     from fcocheck.verify.experiments.base import runs, tail_mean
     from fcocheck.verify.experiments.instances import drawn
@@ -477,6 +488,7 @@ def measure_instance(c: Claim, s: int) -> _Row:
     if c.constants_over == "sweep":
         own = [{k: max(o[k] for o in own) for k in own[0]}] * len(own)
     longest = None
+    random = False  # ``limit``: exact gradients, a dual-averaging method (``_check``)
     if prefixes(c):  # one run to the sweep's largest R; each point reads its first R rounds
         hp, rounds, _ = point(c, max(values), own[int(np.argmax(values))])
         longest = runs(method_name(c), cases[0][0], hp, rounds, c.oracle, noise_seeds(c, s), cases[0][1])
@@ -494,17 +506,22 @@ def measure_instance(c: Claim, s: int) -> _Row:
             traces = longest or runs(method_name(c), q, hp, rounds, c.oracle, noise_seeds(c, s), r,
                                      record=record)
             for k, t in enumerate(traces):
+                random = random or bool(t.meta.get("random", True))
                 y = curve(c, t)[: rounds + 1] if longest else curve(c, t)
                 if c.statistic == "mean_above_floor":  # the running mean now, its floor once the sweep is run
                     G[k, j] = float(np.mean(y[:-1]))
                     if v == max(values):
                         above[k] = tail_mean(y[:-1], c.tail)
+                elif c.statistic == "rate":  # a rate is resolved where its phase is: judged where finite
+                    G[k, j] = phase_rate(y, floor[j])
                 else:
                     G[k, j] = statistic(c, y)
         B = max(B, 0.5 * float(np.sum((q.zero() - r.w) ** 2)))
     if c.statistic == "mean_above_floor":
         G = np.maximum(G - above[:, None], 1e-300)
-    return _Row(G, floor, bound, B, resid)
+    if c.statistic == "rate":  # the gap's resolution is in the phase; a rate is resolved where positive
+        floor = np.zeros(P)
+    return _Row(G, floor, bound, B, resid, random)
 
 
 #: statistics of a curve's first R rounds alone (``prefixes``)
@@ -555,7 +572,8 @@ def measure(c: Claim, seed: int = 0, instances: Sequence[int] | None = None) -> 
                            np.zeros((0, P)), [], skipped)
     return Measurement(np.array([r.G for r in rows]), np.array([r.floor for r in rows]),
                        np.array([r.bound for r in rows]), max(r.B for r in rows),
-                       np.array([r.residual for r in rows]), [s for s, _ in drawn], skipped)
+                       np.array([r.residual for r in rows]), [s for s, _ in drawn], skipped,
+                       any(r.random for r in rows))
 
 
 def _limit(c: Claim, q: Any, r: Any, hp: dict[str, Any], rounds: int, s: int,
@@ -599,7 +617,7 @@ def judge(c: Claim, seed: int = 0, quick: bool = True) -> tuple[list[Verdict], d
     m = measure(c, seed)
     if len(m.seeds) < c.seeds:
         return [_too_few(c, m)], {"seeds": m.seeds, "skipped": m.skipped}
-    v, measured = judge_data(c, m.G, m.floor, m.bound, seed, m.seeds)
+    v, measured = judge_data(c, m.G, m.floor, m.bound, seed, m.seeds, m.random)
     if m.skipped:
         measured["skipped"] = m.skipped
     verdicts = [v, *control_verdicts(c, m.G, m.floor, m.bound, seed, measured)] if c.controls else [v]
@@ -620,7 +638,7 @@ def judge_measured(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any], fl
     m = measure(c, seed)
     if len(m.seeds) < c.seeds:
         return _too_few(c, m), {"seeds": m.seeds, "skipped": m.skipped}, m.B
-    v, measured = judge_data(c, m.G, m.floor, m.bound, seed, m.seeds)
+    v, measured = judge_data(c, m.G, m.floor, m.bound, seed, m.seeds, m.random)
     return v, measured, m.B
 
 
@@ -633,19 +651,23 @@ def _too_few(c: Claim, m: Measurement) -> Verdict:
                    {"skipped": m.skipped})
 
 
-def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray,
-               seed: int = 0, seeds: Sequence[int] | None = None) -> tuple[Verdict, dict[str, Any]]:
+def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int = 0,
+               seeds: Sequence[int] | None = None, random: bool = True) -> tuple[Verdict, dict[str, Any]]:
     """The claim's rule on a measurement (instances × repetitions × points), its resolution and bound.
 
     Sense ``Θ``: the log–log slope over the resolved points against the bound's exponent (``_law``).
-    Sense ``≲`` — a bound without the instance's constants and one run per point: every instance is
-    judged against the same bound, pooled (``rates.oc.bounded_ratio`` with the instances' two-way
-    noise).  A bound with them, or repetitions: each instance against its own bound with its own noise,
-    on the points it resolves, with 1/S of the false-alarm budget
-    (``verify.experiments.judge.bound_instances``).
+    Sense ``≲`` — one bound for every instance and one *random* run per point (``random``: oracle noise
+    or the method's own draws): every instance is judged against the same bound, pooled
+    (``rates.oc.bounded_ratio`` with the instances' two-way noise).  Otherwise each instance against its
+    own bound with its own noise — a deterministic run's curve is exact (how two instances' shapes
+    differ is two experiments, not noise), repetitions give their spread — on the points it resolves,
+    with 1/S of the false-alarm budget (``verify.experiments.judge.bound_instances``).  Sense ``≳``: the
+    same rule on the reciprocals (``_lower``).
     """
     from fcocheck.verify.experiments.judge import bound_instances
 
+    if c.sense == LOWER:
+        return _lower(c, G3, floor, b, seed, seeds, random)
     G = G3.mean(axis=1)
     x = np.asarray(c.along[1], dtype=float)
     if c.direction == "shrinks":
@@ -653,20 +675,16 @@ def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray,
     order = np.argsort(x)
     name = c.symbols()["name"]
     shown = ("1/" if c.direction == "shrinks" else "") + readable_name(name)  # the judged coordinate
-    common = bool(np.all(b == b[:1])) and c.repeats == 1
-    measured = {"along": list(c.along[1]), "bound": (b[0] if common else b).tolist(),
-                "mean": G.mean(axis=0).tolist(), "instances": G.tolist(), "resolution": floor.tolist(),
-                "seeds": list(seeds) if seeds is not None else [seed + i for i in range(G.shape[0])]}
-    if c.repeats > 1:
-        measured["repetitions"] = G3.tolist()
-    if not common and c.sense == UPPER:
-        Y = G3 if c.repeats > 1 else G
-        v = bound_instances(x[order], b[:, order], Y[..., order], seed=seed, label=shown,
-                            floor=floor[:, order])
-        return v, measured
+    pooled = bool(np.all(b == b[:1])) and c.repeats == 1 and random
+    measured = _measured(c, G3, floor, b, seed, seeds)
     kept = resolved_prefix(G[:, order], floor[:, order])
     if kept < len(order):
         measured["unresolved_from"] = float(c.along[1][order[kept]])
+    if not pooled and c.sense == UPPER:
+        Y = G3 if c.repeats > 1 else G
+        v = bound_instances(x[order], b[:, order], Y[..., order], seed=seed, label=shown,
+                            floor=floor[:, order], deterministic=c.repeats == 1 and not random)
+        return v, measured
     if kept < MIN_POINTS:
         where = f"{name} = {c.along[1][order[kept]]:g}"
         reason = (f"an instance's measurement is unresolved from {where} (≤ {float(floor.max()):.1e}, 10³× "
@@ -681,6 +699,50 @@ def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray,
     v = bounded_ratio(x[order], b[0, order], G[:, order], seed=seed, label=shown,
                       noise=instance_noise(G[:, order]))
     return v, measured
+
+
+def _lower(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int,
+           seeds: Sequence[int] | None, random: bool) -> tuple[Verdict, dict[str, Any]]:
+    """A lower bound y ≳ b judged as 1/y ≲ 1/b by the upper rule, its size and power (a time constant).
+
+    Its violations are the upper rule's on the reciprocals: along a growing 1/b, a time constant growing
+    like (1/b)^1.2 … 1.5 — a rate vanishing like b^1.2 … 1.5, faster than the bound allows.  A point is
+    resolved where y is; a resolved rate that does not contract (−log q ≤ 0, ``statistic="rate"``) fails
+    the bound outright.  What is measured is reported as measured (y and b), the judged ratio named.
+    """
+    G = G3.mean(axis=1)
+    if c.statistic == "rate":
+        stalled = np.isfinite(G) & (G <= 0)
+        if stalled.any():
+            i, j = (int(k[0]) for k in np.nonzero(stalled))
+            s = seeds[i] if seeds is not None else seed + i
+            where = f"{readable_name(c.symbols()['name'])} = {c.along[1][j]:g}"
+            reason = (f"no contraction: −log q = {G[i, j]:.3g} ≤ 0 on instance {s} at {where}, where the "
+                      f"bound {c.bound_text()} is {b[i, j]:.3g} > 0")
+            return Verdict(INCONSISTENT, "lower bound", reason, {}), _measured(c, G3, floor, b, seed, seeds)
+    ok = G > floor  # the reciprocals are resolved exactly where y is
+    inv = 1.0 / np.maximum(G3, 1e-300)
+    v, measured = judge_data(replace(c, sense=UPPER), inv, np.where(ok, 0.0, np.inf), 1.0 / b, seed, seeds,
+                             random)
+    measured.update(_measured(c, G3, floor, b, seed, seeds), judged="bound / measured ≲ 1")
+    return replace(v, rule=f"{v.rule} (1/y ≲ 1/bound)"), measured
+
+
+def _measured(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int,
+              seeds: Sequence[int] | None) -> dict[str, Any]:
+    """What was measured, in the claim's own terms.
+
+    The sweep, the bound (one row when every instance shares it), the instances' means, their
+    resolution, the seeds (and each repetition).
+    """
+    G = G3.mean(axis=1)
+    common = bool(np.all(b == b[:1])) and c.repeats == 1
+    out = {"along": list(c.along[1]), "bound": (b[0] if common else b).tolist(),
+           "mean": G.mean(axis=0).tolist(), "instances": G.tolist(), "resolution": floor.tolist(),
+           "seeds": list(seeds) if seeds is not None else [seed + i for i in range(G.shape[0])]}
+    if c.repeats > 1:
+        out["repetitions"] = G3.tolist()
+    return out
 
 
 def settled(m: Measurement) -> Verdict:
@@ -814,14 +876,15 @@ def control_verdicts(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray,
     for label, changes in c.controls.items():
         variant = replace(c, **dict(changes), controls={}, full={})
         _check(variant)
-        G3v, floor_v = measure(variant, seed, measured["seeds"])[:2]
+        mv = measure(variant, seed, measured["seeds"])
+        G3v = mv.G
         measured["controls"][label] = G3v.mean(axis=1).tolist()
 
-        def rule(d: np.ndarray, fl: np.ndarray = floor_v) -> Verdict:
+        def rule(d: np.ndarray, fl: np.ndarray = mv.floor, random: bool = mv.random) -> Verdict:
             D = np.asarray(d).reshape(G3.shape)
             if c.sense == LAW:
                 return law_each(c, D, fl, b, seed, measured["seeds"])
-            return judge_data(c, D, fl, b, seed)[0]
+            return judge_data(c, D, fl, b, seed, random=random)[0]
 
         out.append(control(rule, G3v, G3, label))
     return out
@@ -934,7 +997,7 @@ def statement_latex(c: Claim) -> str:
     import sympy as sp
 
     lhs = MEASURE_LATEX.get(c.measure, r"\text{" + c.measure.replace("_", r"\_") + "}")
-    rel = r"\lesssim" if c.sense == UPPER else r"\asymp"
+    rel = {UPPER: r"\lesssim", LOWER: r"\gtrsim"}.get(c.sense, r"\asymp")
     s = c.symbols()
     to = r"\to \infty" if c.direction == "grows" else r"\to 0"
     names = {v: sp.latex(sp.Symbol(LATEX_ALIAS[str(v)])) for v in s["expr"].free_symbols | {s["swept"]}
@@ -974,14 +1037,20 @@ def plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any] | None:
         series = slope_series(f"{method_name(c)} (ratio to each instance's bound)", along, ratios,
                               bound=[1.0] * len(along))
         return plot_spec("bound", readable_name(c.symbols()["name"]), f"{label} / its bound", [series],
-                         C=float(np.nanmax(ratios)), rows=ROWS, worst_overlay=_is_tuned_rate(c),
+                         C=_covering(c, ratios), lower=c.sense == LOWER, rows=ROWS,
+                         worst_overlay=_is_tuned_rate(c),
                          bound_label="tuned rate" if _is_tuned_rate(c) else "the claimed bound",
                          bound_name=f"1 (the claimed bound {c.bound_text()} with each instance's constants)")
     ratios = np.array(measured["instances"]) / bound
     series = slope_series(method_name(c), along, measured["instances"], bound=measured["bound"])
-    return plot_spec("bound", readable_name(c.symbols()["name"]), label, [series], C=float(np.nanmax(ratios)),
-                     rows=ROWS, bound_name=f"the claimed bound {c.bound_text()}", bound_label=c.bound_text(),
-                     worst_overlay=_is_tuned_rate(c))
+    return plot_spec("bound", readable_name(c.symbols()["name"]), label, [series], C=_covering(c, ratios),
+                     lower=c.sense == LOWER, rows=ROWS, bound_name=f"the claimed bound {c.bound_text()}",
+                     bound_label=c.bound_text(), worst_overlay=_is_tuned_rate(c))
+
+
+def _covering(c: Claim, ratios: np.ndarray) -> float:
+    """The constant the figure scales the bound by: the largest ratio (≲), the smallest (≳)."""
+    return float(np.nanmin(ratios) if c.sense == LOWER else np.nanmax(ratios))
 
 
 def _is_tuned_rate(c: Claim) -> bool:

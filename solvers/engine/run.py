@@ -234,7 +234,8 @@ def run(algorithm: str | Algorithm, problem: Problem, hyperparameters: Any = Non
     s = prepare(algorithm, problem, hyperparameters, rounds, oracle, participation, record,
                 reference, w0, gradient)
     streams = np.random.SeedSequence(seed).spawn(3)
-    rng_init, rng_sample, rng_oracle = (np.random.default_rng(c) for c in streams)
+    rngs = rng_init, rng_sample, rng_oracle = tuple(np.random.default_rng(c) for c in streams)
+    untouched = [g.bit_generator.state for g in rngs]
     meta = _meta(s, name, problem, int(rounds), seed, record)
     rec = Recorder(s.evaluator, s.smoothness, s.participation, int(rounds))
     state = s.algorithm.init(problem, s.hp, s.w0, rng_init)
@@ -256,8 +257,11 @@ def run(algorithm: str | Algorithm, problem: Problem, hyperparameters: Any = Non
         status = INTERRUPTED
     finally:
         bar.close()
+    # whether the run drew anything (oracle noise, sampled clients, the method's own draws): if not, the
+    # seed does not enter it — the same bits at every seed
+    random = any(g.bit_generator.state != u for g, u in zip(rngs, untouched, strict=True))
     meta.update(status=status, diverged_at=diverged_at, seconds=time.perf_counter() - start,
-                metrics_every=int(metrics_every))
+                metrics_every=int(metrics_every), random=random)
     trace = rec.trace(meta)
     trace.meta["completed"] = len(trace["server_w"]) - 1
     return trace

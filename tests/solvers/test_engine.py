@@ -228,3 +228,20 @@ def test_metrics_every_still_stops_a_diverging_run_at_once():
     a = run("fedavg", p, {"eta_c": 50.0, "local_steps": 2}, rounds=500, reference=False)
     b = run("fedavg", p, {"eta_c": 50.0, "local_steps": 2}, rounds=500, reference=False, metrics_every=50)
     assert b.status == "diverged" and b.meta["diverged_at"] == a.meta["diverged_at"]
+
+
+@pytest.mark.parametrize(("name", "hp", "oracle", "participation", "random"), [
+    ("feddualavg", {"eta_c": 0.1}, "exact", None, False),
+    ("fedcanon", {"eta_l": 0.1, "eta_g": 0.3}, "exact", None, False),
+    ("feddualavg", {"eta_c": 0.1}, "gaussian:1.0", None, True),
+    ("fedcanon", {"eta_l": 0.1, "eta_g": 0.3}, "exact", 4, True),
+    ("scaffnew", {"gamma": 0.1}, "exact", None, True),  # its own coin flips, with an exact oracle
+])
+def test_a_trace_says_whether_the_run_drew_random_numbers(name, hp, oracle, participation, random):
+    """meta['random']: whether any stream was drawn from.  A run that drew nothing is the same bits at
+    every seed (checked), one that drew is not."""
+    p = generate("quadratics", seed=0)
+    a = run(name, p, hp, 5, oracle, seed=1, participation=participation, reference=False)
+    b = run(name, p, hp, 5, oracle, seed=2, participation=participation, reference=False)
+    assert a.meta["random"] is random
+    assert np.array_equal(a["server_w"], b["server_w"]) is not random

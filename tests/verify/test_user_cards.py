@@ -101,7 +101,7 @@ def test_a_user_claim_on_a_user_card_is_a_pytest_item_with_its_power(pytester, s
     if outcome == "passed":  # a passing claim shows its verdicts with their size and power under -rA
         assert f"{name}-rate: consistent" in text and "size" in text and "power" in text
     if outcome == "failed":
-        assert "bounded ratio along R (calibrated: size ≤ 1%, power ≥ 95%): consistent" in text
+        assert "bounded ratio along R on each of 10 instances (calibrated): consistent" in text
         assert "worst case over the class (PEP): inconsistent: the smallest constant keeps growing" in text
 
 
@@ -133,7 +133,7 @@ def test_a_user_claim_is_a_section_of_the_report_with_its_figure(tmp_path, capsy
     page = (out / "gallery" / "claim-rep-ok-rate.html").read_text()  # its own page, its statement typeset
     assert '<p class="math"><math' in page and 'data-experiment="rep-ok-rate"' in page
     assert "worst case over the class (PEP)" in md
-    assert re.search(r"size \d+(\.\d+)?%; power y ∝ bound\^0.5", md)
+    assert re.search(r"size ≤ \d+(\.\d+)?% \(sum over instances\); power y ∝ bound\^0.5", md)
     assert (out / "figures" / "rep-ok-rate.png").stat().st_size > 0
 
 

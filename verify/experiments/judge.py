@@ -59,15 +59,18 @@ def bound(x: Sequence[float], rate: Sequence[float], Y: np.ndarray, seed: int | 
 
 
 def bound_instances(x: Sequence[float], rates: np.ndarray, Y: np.ndarray, seed: int = 0,
-                    label: str = "x", floor: np.ndarray | None = None) -> Verdict:
+                    label: str = "x", floor: np.ndarray | None = None, deterministic: bool | None = None
+                    ) -> Verdict:
     """Y ≲ rate along x on several instances of a class, each judged against its own bound.
 
     How two instances' curves differ in shape is not noise but two experiments.  ``Y`` is instances ×
     points (exact gradients: each row deterministic) or instances × repetitions × points (a noisy
-    oracle: each instance's noise is its repetitions' spread).  Each instance is judged on its own by
-    the bounded-ratio rule (its own ratio y_i/b_i) on the points it resolves (``floor``, instances ×
-    points: each measurement's resolution; ``rates.oc.resolved_prefix``); the claim is inconsistent if
-    it is on any instance, consistent if it is on every instance that resolves ≥ ``MIN_POINTS`` points.
+    oracle: each instance's noise is its repetitions' spread); ``deterministic=False`` for one random
+    run per point (its noise: the residual of a smooth fit, ``rates.oc.log_noise``).  Each instance is
+    judged on its own by the bounded-ratio rule (its own ratio y_i/b_i) on the points it resolves
+    (``floor``, instances × points: each measurement's resolution; ``rates.oc.resolved_prefix``); the
+    claim is inconsistent if it is on any instance, consistent if it is on every instance that resolves
+    ≥ ``MIN_POINTS`` points.
     Each instance's test takes 1/S of the claim's false-alarm budget (critical quantile
     1 − (1 − ``LEVEL``)/S), so the claim's size is at most the sum of the instances' (a union bound,
     reported measured, each instance simulated on its own stream ``(seed, i)``: with one stream, three
@@ -76,7 +79,7 @@ def bound_instances(x: Sequence[float], rates: np.ndarray, Y: np.ndarray, seed: 
     """
     B = np.atleast_2d(np.asarray(rates, dtype=float))
     Ya = np.asarray(Y, dtype=float)
-    exact = Ya.ndim <= 2
+    exact = Ya.ndim <= 2 if deterministic is None else deterministic and Ya.ndim <= 2
     Yr = np.atleast_2d(Ya)[:, None, :] if exact else Ya
     F = np.zeros(Yr[:, 0].shape) if floor is None else np.atleast_2d(np.asarray(floor, dtype=float))
     xa = np.asarray(x, dtype=float)
@@ -92,7 +95,8 @@ def bound_instances(x: Sequence[float], rates: np.ndarray, Y: np.ndarray, seed: 
     rule = f"bounded ratio along {label} on each of {Yr.shape[0]} instances (calibrated)"
     if not verdicts:
         return Verdict(INCONCLUSIVE, "resolution", f"no instance resolves {MIN_POINTS} points along {label} "
-                       "(within its reference's resolution, or not positive)", {"skipped": skipped})
+                       "(within its reference's resolution, or not positive) — end the sweep earlier",
+                       {"skipped": skipped})
     vs = [v for _, _, v in verdicts]
     note = f"; instances {skipped} resolve < {MIN_POINTS} points (not judged)" if skipped else ""
     oc = _pooled_oc(vs)

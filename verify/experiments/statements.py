@@ -12,12 +12,6 @@
   theorem says (effective step η_sη_cK = √(BMK/R)/σ), Φ(ŵ) − Φ* ≲ σ√B/√(MKR): one free constant
   over sweeps of M and of R.  Negative control: one client per round (the average is over one
   client's K gradients, not MK), which must fail the same rule.
-* ``fedcanon-floor-structure`` (FedCanon Thm 1, constants lost): the floor of ‖G‖² under exact
-  gradients as measured — ∝ η_l², ∝ (K − 1)², zero at K = 1, flat in η_g; control: ZA1 (no floor).
-* ``fedcanon-pl-rate`` (FedCanon Thm 2, eq. 13): the linear factor is (1 − cμη_g)^T, so the
-  per-round contraction exponent −log q is at least of order μη_g over a grid of μ and η_g — one-sided:
-  the time constant 1/(−log q) ≲ 1/(μη_g), any faster contraction legal.  Negative control: η_g held
-  fixed while η_l varies — the rate must not follow μη_g.
 """
 
 from __future__ import annotations
@@ -27,8 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from fcocheck.rates.catalog import FCO_CURSE, FEDCANON_2, THM_4_1
-from fcocheck.rates.fit import contraction
+from fcocheck.rates.catalog import FCO_CURSE, THM_4_1
 from fcocheck.rates.oc import mean_log_noise
 from fcocheck.rates.power import Violation, powered
 from fcocheck.rates.threshold import above, at_most, below
@@ -226,73 +219,6 @@ def speedup_mkr(quick: bool, seed: int) -> Result:
         checks,
         notes=["Thm 4.1 is an upper bound with free constants: the rule asks that the measured error over "
                "σ√B/√(MKR) does not keep growing along either sweep (one constant fits both ends)."],
-    )
-
-
-def fedcanon_pl_rate(quick: bool, seed: int) -> Result:
-    """−log q ∝ (μη_g)¹ over a μ × η_g grid on 3 instances; control with η_g fixed (module doc)."""
-    K = 3
-    mus = [0.05, 0.1, 0.2]
-    steps = [0.2, 0.4, 0.8]
-    R = 400 if quick else 1200
-    instances = seeds_for(quick, seed, 3, 5)
-
-    def rate(s: int, mu: float, eta_l: float, eta_g: float) -> float:
-        p = generate("quadratics", seed=s, clients=8, d=20, mu=mu, zeta=1.0, lam=0.01)
-        ref = reference_solve(p)
-        hp = {"eta_l": eta_l, "eta_g": eta_g, "local_steps": K}
-        t = runs("fedcanon", p, hp, R, "exact", [s], ref)[0]
-        g = np.maximum(np.asarray(t["gap"], dtype=float), 1e-300)
-        floor = float(np.mean(g[-R // 10:]))
-        above = np.nonzero(g > 100 * max(floor, 1e-14 * g[0]))[0]
-        stop = int(above.max()) + 1 if above.size else 3
-        start = stop // 2  # the asymptotic (slowest-mode) phase of the linear decay
-        return -np.log(contraction(g[None, :], start, max(stop, start + 3), seed=s).factor)
-
-    x = [mu * eg for mu in mus for eg in steps]
-    order = np.argsort(x)
-    xs = [x[i] for i in order]
-    grid = [(mu, eg) for mu in mus for eg in steps]
-    # each instance a row: its own rates at every (μ, η_g); control: η_g stays at its smallest value
-    Y = np.array([[rate(s, grid[i][0], grid[i][1] / K, grid[i][1]) for i in order] for s in instances])
-    C = np.array([[rate(s, grid[i][0], grid[i][1] / K, steps[0]) for i in order] for s in instances])
-    fit = judge.exponent(xs, Y, 1.0, "two-sided", seed, "μη_g")[0]  # the fitted slope, for the figure
-
-    back = slice(None, None, -1)
-    inv = 1 / np.asarray(xs)[back]
-
-    def rule(d: np.ndarray, power: float = 1.0) -> Verdict:
-        # Thm 2 bounds the rate from one side: −log q ≳ μη_g, i.e. the time constant 1/(−log q) ≲ 1/(μη_g)
-        # as μη_g → 0 (any faster contraction is legal); judged along 1/(μη_g), each instance on its own
-        d = np.atleast_2d(d)
-        return judge.bound_instances(inv, np.tile(inv**power, (d.shape[0], 1)), 1 / d[:, back], seed,
-                                     label="1/(μη_g)")
-
-    v = rule(Y)
-    # negative control on the same runs: against a bound half a power stronger, −log q ≳ (μη_g)^½, the
-    # measured time constants (∝ 1/(μη_g)) grow too fast and must be rejected
-    strong = np.asarray(xs)[None, :] ** 0.5
-    neg = judge.control(lambda d: rule(d, 0.5), Y, strong,
-                        "the measured rates against −log q ≳ (μη_g)^½ (half a power stronger than Thm 2)")
-    return Result(
-        "fedcanon-pl-rate",
-        FEDCANON_2.name,
-        f"FedCanon, {len(instances)} quadratics instances (seeds {instances}; L = 1, μ ∈ {mus}, ζ = 1, "
-        f"λ = 0.01: strongly convex ⇒ proximal PL), exact gradients, K = {K}, η_g ∈ {steps} with "
-        f"η_l = η_g/K, R = {R}; −log q per round fitted on the second half of the linear phase (before "
-        "Φ − Φ* reaches 100× its floor)",
-        {
-            "mu_eta_g": xs,
-            "minus_log_q": Y,
-            "control_minus_log_q": C,
-            "slope": fit.slope,
-            "plot": plot_spec("slope", "μ·η_g", "−log q per round",
-                              [slope_series("FedCanon", xs, Y, fit, 1.0),
-                               slope_series("control: η_g fixed", xs, C)]),
-        },
-        [v, neg],
-        notes=["Thm 2's factor (1 − cμη_g)^T: −log q ≈ cμη_g; the measured c ≈ 2 (the gap is quadratic in "
-               "the distance, which contracts by 1 − μη_g)."],
     )
 
 

@@ -6,7 +6,7 @@ terms), the sweep and its full design.  Nothing in it runs anything: ``verify.cl
 instances, runs the sweep through the store, judges the bound per instance with its measured size and
 power, and draws the figure — the same path as a user's claim (``fcocheck_claims``).  A law (``Θ``:
 the Lemma 4.5 exponents) is judged by its log–log slope, an upper bound (``≲``: the tuned rates) by its
-ratio along the sweep.
+ratio along the sweep, a lower bound (``≳``: FedCanon Thm 2's rate) by the same rule on the reciprocals.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from fcocheck.verify.paper_claims import (
     fedcanon_floor_lambda,
     fedcanon_floor_structure,
     fedcanon_heterogeneity,
+    fedcanon_pl_rate,
     fedcanon_transient,
 )
 
@@ -31,4 +32,4 @@ CLAIMS = {c.name: c for c in (fco_lemma_4_5.K_NOISE, fco_lemma_4_5.K_HETERO, fco
                               fedcanon_floor_b.CLAIM, fedcanon_floor_lambda.CLAIM,
                               fedcanon_heterogeneity.CLAIM, fedcanon_transient.CLAIM)}
 #: studies of several claims each (``verify.claim_group``), by name
-GROUPS = {g.name: g for g in (fedcanon_floor_structure.GROUP,)}
+GROUPS = {g.name: g for g in (fedcanon_floor_structure.GROUP, fedcanon_pl_rate.GROUP)}
