@@ -60,16 +60,23 @@ MEASURE_LABEL = {"gap_avg": "Φ(ŵ) − Φ*", "gap": "Φ(w_R) − Φ*", "prox_gr
                  "prox_grad_norm_sq": "‖G_η(w_r)‖²",
                  "discrepancy_steps": "discrepancy (last local step)"}
 #: the swept name as the bound writes it
-SYMBOL = {"rounds": "R", "local_steps": "K", "eta_c": "eta_c"}
+SYMBOL = {"rounds": "R", "local_steps": "K", "eta_c": "eta_c", "problem.clients": "M"}
 #: a measure in the report's statement of a claim
 MEASURE_LATEX = {"gap_avg": r"\Phi(\hat{w}) - \Phi^\star", "gap": r"\Phi(w_R) - \Phi^\star",
-                 "prox_grad_norm_sq": r"\|G_\eta(w_r)\|^2"}
+                 "prox_grad_norm_sq": r"\|G_\eta(w_r)\|^2",
+                 "w_hat_distance_sq": r"\tfrac12\|\hat{w} - \hat{w}_{\mathrm{twin}}\|^2",
+                 "w_distance_relative": r"\|w_R - w_{R,\mathrm{twin}}\| / \|w_{R,\mathrm{twin}}\|"}
 #: a claim's senses: an upper bound, a lower bound, a law (``Claim.sense``)
 UPPER, LOWER, LAW = "≲", "≳", "Θ"
 #: what of a metric's curve a claim measures (``Claim.statistic``)
 STATISTICS = ("last", "mean", "tail_mean", "last_step_mean", "limit", "mean_above_floor", "rate")
 #: measures derived from a trace metric (the report's label beside each)
 DERIVED = {"prox_grad_norm_sq": ("prox_grad_norm", 2)}
+#: measures read off a run and its twin (``Claim.twin``), and how the report labels each
+TWIN_MEASURES = {"w_hat_distance_sq": "½‖ŵ − ŵ_twin‖²",
+                 "w_distance_relative": "‖w_R − w_R,twin‖ / ‖w_R,twin‖"}
+#: what a twin may change: the run, never the instance
+TWIN_FIELDS = ("method", "hp", "oracle", "rounds")
 
 
 @dataclass(frozen=True)
@@ -132,6 +139,10 @@ class Claim:
             ``VANISH`` times its value at the sweep's nearest point (``vanishing``).
         tail: the share of the run's last rounds ``statistic="tail_mean"`` averages (a steady state: long
             enough to average the noise, short enough to leave the transient out).
+        twin: changes (``TWIN_FIELDS``: another oracle, method, hyper-parameters) giving every run a twin
+            on the same instance with the same oracle seeds; the measure (``TWIN_MEASURES``) is then read
+            off the pair — ``twin={"oracle": "exact"}`` with ``measure="w_hat_distance_sq"`` is the noise's
+            share of the output ŵ, whatever the noise-free run carries (``twin_measure``).
         redraw: how many instances may be replaced, each by a fresh draw from the study seed's own
             stream, when the measurement is unresolved at a point of its sweep (a floor of exactly 0 —
             an optimum at a vertex the method reaches — says nothing about how the floor moves); 0:
@@ -166,6 +177,7 @@ class Claim:
     vanishes: bool = False
     tail: float = 0.5
     redraw: int = 0
+    twin: Mapping[str, Any] = field(default_factory=dict)
 
     def symbols(self) -> dict[str, Any]:
         """The bound as a sympy expression, the swept symbol and its name."""
@@ -267,6 +279,7 @@ def _check(c: Claim) -> None:
             bad = sorted(set(changes) - allowed) if isinstance(changes, Mapping) else changes
             raise InvalidClaimError(f"claim {c.name!r}: {what} changes {bad!r}; the rule is fields of a "
                                     f"claim {sorted(allowed)}")
+    _check_twin(c)
     own = own_constants(c)
     if c.oracle != "exact" and c.repeats < 2 and c.sense == UPPER and own:
         raise InvalidClaimError(f"claim {c.name!r}: oracle {c.oracle!r} with repeats = {c.repeats} and a "
@@ -315,6 +328,42 @@ def _check(c: Claim) -> None:
     if c.reference_tol is not None and not (_is_number(c.reference_tol) and 0 < c.reference_tol < 1):
         raise InvalidClaimError(f"claim {c.name!r}: reference_tol = {c.reference_tol!r}; the rule is in "
                                 "(0, 1)")
+
+
+def _check_twin(c: Claim) -> None:
+    """A twin changes the run only, and goes with a measure read off the pair (and only then)."""
+    if not isinstance(c.twin, Mapping) or set(c.twin) - set(TWIN_FIELDS):
+        bad = sorted(set(c.twin) - set(TWIN_FIELDS)) if isinstance(c.twin, Mapping) else c.twin
+        raise InvalidClaimError(f"claim {c.name!r}: twin changes {bad!r}; the rule is {list(TWIN_FIELDS)} "
+                                "(the twin runs on the same instance)")
+    if bool(c.twin) != (c.measure in TWIN_MEASURES):
+        raise InvalidClaimError(f"claim {c.name!r}: measure {c.measure!r} with twin {dict(c.twin)!r}; the "
+                                f"rule is a twin exactly with a measure of a pair {sorted(TWIN_MEASURES)}")
+    if c.twin and c.statistic != "last":
+        raise InvalidClaimError(f"claim {c.name!r}: statistic {c.statistic!r} with a twin; the rule is last "
+                                "(a pair of runs gives one number)")
+
+
+def twin_measure(c: Claim, t: Any, twin: Any) -> float:
+    """The claim's measure of a run and its twin (``TWIN_MEASURES``).
+
+    ``w_hat_distance_sq`` = ½‖ŵ − ŵ_twin‖² with ŵ the run's output average (eq. 4.2 for FedDualAvg);
+    ``w_distance_relative`` = ‖w_R − w_R,twin‖ / ‖w_R,twin‖ (the last iterates).
+    """
+    if c.measure == "w_hat_distance_sq":
+        d = np.asarray(t.meta["w_hat"]) - np.asarray(twin.meta["w_hat"])
+        return 0.5 * float(d @ d)
+    w, w2 = np.asarray(t.final_w), np.asarray(twin.final_w)
+    return float(np.linalg.norm(w - w2) / np.linalg.norm(w2))
+
+
+def _twin_runs(c: Claim, v: float, own: Mapping[str, float], q: Any, r: Any, s: int, record: str) -> list:
+    """The twin of every run at swept value ``v`` on instance ``s`` (its own hp, the same oracle seeds)."""
+    from fcocheck.verify.experiments.base import runs
+
+    tc = replace(c, **dict(c.twin), twin={}, controls={}, full={})
+    hp, rounds, _ = point(tc, v, own)
+    return runs(method_name(tc), q, hp, rounds, tc.oracle, noise_seeds(c, s), r, record=record)
 
 
 def _names(c: Claim) -> set[str]:
@@ -505,8 +554,13 @@ def measure_instance(c: Claim, s: int) -> _Row:
             record = "step" if c.statistic == "last_step_mean" else "round"
             traces = longest or runs(method_name(c), q, hp, rounds, c.oracle, noise_seeds(c, s), r,
                                      record=record)
+            twins = _twin_runs(c, v, own[j], q, r, s, record) if c.twin else []
             for k, t in enumerate(traces):
                 random = random or bool(t.meta.get("random", True))
+                if c.twin:
+                    random = random or bool(twins[k].meta.get("random", True))
+                    G[k, j] = twin_measure(c, t, twins[k])
+                    continue
                 y = curve(c, t)[: rounds + 1] if longest else curve(c, t)
                 if c.statistic == "mean_above_floor":  # the running mean now, its floor once the sweep is run
                     G[k, j] = float(np.mean(y[:-1]))
@@ -535,7 +589,7 @@ def prefixes(c: Claim) -> bool:
     round, and nothing in a round depends on the rounds to come) — so when no hyper-parameter depends on
     R (a number, not an expression) and the statistic reads the curve's first R rounds only.
     """
-    return (c.along[0] == "rounds" and c.statistic in PREFIX_STATISTICS
+    return (c.along[0] == "rounds" and c.statistic in PREFIX_STATISTICS and not c.twin
             and not any(_is_expression(x) for x in c.hp.values()))
 
 
@@ -1019,7 +1073,7 @@ def plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any] | None:
     if "bound" not in measured or (c.sense == LAW and "fit" not in measured):
         return None  # not judged: too few instances, or too few resolved points for a law
     bound = np.array(measured["bound"])
-    label = MEASURE_LABEL.get(c.measure, c.measure)
+    label = {**MEASURE_LABEL, **TWIN_MEASURES}.get(c.measure, c.measure)
     along = c.along[1]
     if c.sense == LAW:
         Y = np.array(measured.get("repetitions", measured["instances"])).reshape(-1, len(along))

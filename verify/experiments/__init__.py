@@ -78,7 +78,7 @@ _ALL = (
     claim_experiment(paper_claims.CLAIMS["fco-lemma-4.5-eta"], "discrepancy ∝ η_c²"),
     claim_experiment(paper_claims.CLAIMS["fco-4.3-floor-zeta"], "steady state vs ζ (≲ η_c²LK²ζ²)"),
     claim_experiment(paper_claims.CLAIMS["fco-4.3-floor-K"], "steady state vs K (≲ η_c²LK²ζ²)"),
-    Experiment("fco-4.3-variance-M", "fco-4.3", "steady state ∝ η_c σ²/M at ζ = 0", fco.variance_M),
+    claim_experiment(paper_claims.CLAIMS["fco-4.3-variance-M"], "the noise's share of ŵ ∝ η_cσ²/M at ζ = 0"),
     claim_experiment(paper_claims.CLAIMS["fco-4.3-tuned-R"], "Φ(ŵ) − Φ* vs R at the tuned η_c, rate (4.4)"),
     claim_experiment(paper_claims.CLAIMS["fco-4.2-rounds"],
                      "bounded-gradient instance, Φ(ŵ) − Φ* vs R, rate (4.3)"),
@@ -117,7 +117,7 @@ _ALL = (
 #: what each experiment that sweeps its own generator varies (named when it does not apply to a file)
 _SWEEPS = {
     "fco-lemma-4.4": "K, η_c, σ and ζ",
-    "fco-4.3-variance-M": "M (at ζ = 0)", "fco-4.1-minibatch": "η_cKL", "fco-4.2-vs-4.1": "R around L²B/G²",
+    "fco-4.1-minibatch": "η_cKL", "fco-4.2-vs-4.1": "R around L²B/G²",
     "fco-4.1-speedup": "M and R", "fco-curse-rate": "η_c and K",
     "svrg-contraction": "m and h",
 }

@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 
 from fcocheck.rates import algebra
-from fcocheck.rates.catalog import EQ_4_5, LEMMA_4_4, THM_4_1, THM_4_3
+from fcocheck.rates.catalog import EQ_4_5, LEMMA_4_4, THM_4_1
 from fcocheck.rates.symbols import BY_NAME
 from fcocheck.rates.threshold import at_most
 from fcocheck.rates.verdict import Verdict, known_disagreement
@@ -145,53 +145,6 @@ def lemma_4_4(quick: bool, seed: int) -> Result:
         },
         [v],
     )
-
-
-def variance_M(quick: bool, seed: int) -> Result:
-    """Thm 4.3 at ζ = 0: steady-state error ∝ η_c σ²/M.
-
-    One run's noise share is a squared norm of a Gaussian vector (heavy per-seed spread): 16 seeds
-    (quick) resolve the exponent with the rows' t interval; 4 left a 98% interval of width 1.8.  Each
-    row is its own instance (drawn from that row's seed) with its own noise seed, so the exponent's
-    interval is over instances as well as noise.
-    """
-    seeds = seeds_for(quick, seed, 16, 32)
-    eta, K, R = 0.2, 2, 150 if quick else 400
-    xs = [2, 4, 8, 16, 32]
-    Y = np.empty((len(seeds), len(xs)))
-    hp = {"eta_c": eta, "local_steps": K}
-    for i, s in enumerate(seeds):
-        full, ref = quadratics(0.0, lam=0.01, clients=max(xs), seed=s)
-        Q = full.Q[0]
-        for j, M in enumerate(xs):
-            # ζ = 0: every client holds the same F, so F and w* do not move with M
-            p = _first_clients(full, M)
-            w0 = np.asarray(runs("feddualavg", p, hp, R, "exact", [s], ref)[0].meta["w_hat"])
-            (t,) = runs("feddualavg", p, hp, R, "gaussian:1.0", [s], ref)
-            # the noise's share of Φ(ŵ) (ŵ of eq. 4.2): ½(ŵ_σ − ŵ_0)ᵀQ(ŵ_σ − ŵ_0), ŵ_0 the noise-free run
-            dw = np.asarray(t.meta["w_hat"]) - w0
-            Y[i, j] = 0.5 * float(dw @ Q @ dw)
-    fit, v = judge.exponent(xs, Y, -1.0, "two-sided", seed, "M")
-    return Result(
-        "fco-4.3-variance-M",
-        THM_4_3.name,
-        f"FedDualAvg, ζ=0, σ=1, η_c={eta}, K={K}, R={R}, {len(seeds)} instances (one per seed); the noise's "
-        "share of Φ(ŵ): "
-        f"½‖ŵ_σ − ŵ_0‖²_Q with ŵ of eq. 4.2 and ŵ_0 the noise-free run (which carries B/(η_c K R), the "
-        f"same for every M); M ∈ {xs}",
-        {
-            "x": xs,
-            "floor": Y.mean(0),
-            "plot": plot_spec(
-                "slope", "M", "½‖ŵ_σ − ŵ_0‖²_Q", [slope_series("FedDualAvg", xs, Y, fit, -1.0)]
-            ),
-        },
-        [v],
-    )
-
-
-def _first_clients(p, M: int):
-    return replace(p, Q=p.Q[:M].copy(), c=p.c[:M].copy(), weights=np.full(M, 1.0 / M))
 
 
 def _tuned_eta(thm, values: dict[str, float]) -> float:
