@@ -46,11 +46,12 @@ from statistics import NormalDist
 import numpy as np
 from scipy.stats import t as student
 
-from fcocheck.rates.oc import NOISE_FLOOR, OC, POWER, REPS, log_noise, power_summary
+from fcocheck.rates.oc import LEVEL, NOISE_FLOOR, OC, POWER, REPS, log_noise, power_summary
 from fcocheck.rates.threshold import above, above_each, below, below_each
 from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
 
-LEVEL = 0.995  # the rule's quantile: size ≤ 0.5% on the legal family's boundary, ≤ 1% as re-measured
+# LEVEL (``rates.oc``'s, one level for every rule): size ≤ 0.5% on the legal family's boundary, ≤ 1% as
+# re-measured
 SHARE = 0.6  # legal: the faster modes carry at most this share of y where the middle third begins
 PARTS = 3  # the window in thirds: the middle and the last are compared
 MIN_POINTS = 9  # three points per third at least

@@ -40,9 +40,17 @@ class EvidenceItem(pytest.Item):
     label = ""
 
     def repr_failure(self, excinfo: Any, style: Any = None) -> str:
-        """The evidence, not a traceback."""
+        """The evidence, not a traceback.
+
+        A failed check's evidence, or a clean error's message (an input that breaks a rule,
+        ``FcocheckError``, names the value and the rule).
+        """
+        from fcocheck.solvers.errors import FcocheckError
+
         if isinstance(excinfo.value, AssertionError):
             return str(excinfo.value)
+        if isinstance(excinfo.value, FcocheckError):
+            return f"{type(excinfo.value).__name__}: {excinfo.value}"
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Any, int, str]:

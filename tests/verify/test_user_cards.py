@@ -153,3 +153,18 @@ fcocheck_cards = [A, B]
     ids = [line for line in result.outlines if "fcocheck[" in line]
     assert len(ids) == len(set(ids)) and any("pair-a=pair-b" in i for i in ids), ids
     assert sum("pair-a=pair-b" in i for i in ids) == 1 and sum("pair-b=pair-a" in i for i in ids) == 1, ids
+
+
+def test_a_claim_that_breaks_a_rule_fails_with_the_rule_not_a_traceback(pytester):
+    """A user's claim with a bad field is one failed item whose report is the clean error (the value and
+    the rule), not pages of fcocheck's internals."""
+    pytester.makepyfile(test_bad='''
+from fcocheck.verify.claim import Claim
+fcocheck_claims = [Claim("bad-sense", method="feddualavg", bound="1/R", along=("rounds", [4, 8, 16, 32]),
+                         hp={"eta_c": 0.1}, sense="~")]
+''')
+    result = pytester.runpytest_subprocess("-p", "no:xdist", "-p", "no:cacheprovider")
+    assert result.parseoutcomes().get("failed") == 1
+    text = "\n".join(result.outlines)
+    assert "InvalidClaimError: claim 'bad-sense': sense '~'; the rule is ≲ | ≳ | Θ" in text
+    assert "Traceback" not in text and "claim.py:" not in text
