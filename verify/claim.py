@@ -37,6 +37,7 @@ on ``PYTHONPATH``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
@@ -826,8 +827,8 @@ def _check_runs(c: Claim, what: str, v: Any, why: str) -> None:
     try:
         algorithms.make_hyper(algorithms.get(method_name(c)), {**hp, what: v})
     except FcocheckError as exc:
-        if what in str(exc):
-            raise InvalidClaimError(f"claim {c.name!r}: {why} {what} = {v!r}: {exc}") from None
+        if re.search(rf"(?<![\w.]){re.escape(what)}(?![\w])", str(exc)):  # the error names it (``m``, not
+            raise InvalidClaimError(f"claim {c.name!r}: {why} {what} = {v!r}: {exc}") from None  # "param")
 
 
 def _check_vanishes(c: Claim) -> None:

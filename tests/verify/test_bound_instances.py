@@ -94,3 +94,17 @@ def test_a_claims_printed_size_stays_within_one_percent_over_seeds():
     sizes = np.array([bound_instances(x, b, Y, seed=s, label="K").evidence["oc"]["size"] for s in range(60)])
     assert sizes.max() <= 0.01, sizes.max()
     assert 0.003 <= sizes.mean() <= 0.007, sizes.mean()
+
+
+def test_one_random_run_per_instance_is_judged_with_its_own_noise():
+    """Runs that drew random numbers (``deterministic=False``), one per point: each row's noise is the
+    residual of a smooth fit, so a legal row with 3% log-noise passes (it was read as unresolved at
+    every point before the rows kept their runs axis), and a row whose ratio grows like x² still fails."""
+    rng = np.random.default_rng(4)
+    b = rates([1.0, 2.0, 3.0])
+    noisy = b * 0.5 * np.exp(0.03 * rng.standard_normal(b.shape))
+    v = bound_instances(X, b, noisy, label="ζ", deterministic=False)
+    assert v.status != INCONSISTENT and "resolves" not in v.reason, v.reason
+    grows = noisy.copy()
+    grows[1] *= (X / X[0]) ** 2
+    assert bound_instances(X, b, grows, label="ζ", deterministic=False).status == INCONSISTENT

@@ -569,3 +569,15 @@ def test_a_compound_coordinates_violations_read_as_powers():
     Y = np.array([[1.0, 4, 16, 64]])
     names = [v.name for v in exponent_violations([1, 2, 4, 8], Y, 2.0, label="K − 1")]
     assert "(K − 1)^+1.5" in names and "(K − 1)^+2.5" in names
+
+
+def test_a_one_letter_swept_name_is_checked_as_that_name_only():
+    """SVRG's ``m`` swept with ``h`` an expression: the method's complaint about the missing h names no
+    ``m`` (the letter is in "parameter"), so it is not the sweep's error; a bad m is, naming the rule."""
+    from fcocheck.verify.claim import _check
+
+    ok = Claim("s", method="svrg", bound="1/m", along=("m", (50, 100, 200, 400)), problem=("ridge", {}),
+               hp={"h": "0.2/L"})
+    _check(ok)
+    with pytest.raises(InvalidClaimError, match=r"along m = 0.5: m = 0.5 is invalid; the rule is an integer"):
+        _check(dataclasses.replace(ok, along=("m", (0.5, 100, 200, 400)), hp={"h": 0.01}))

@@ -80,7 +80,7 @@ def bound_instances(x: Sequence[float], rates: np.ndarray, Y: np.ndarray, seed: 
     B = np.atleast_2d(np.asarray(rates, dtype=float))
     Ya = np.asarray(Y, dtype=float)
     exact = Ya.ndim <= 2 if deterministic is None else deterministic and Ya.ndim <= 2
-    Yr = np.atleast_2d(Ya)[:, None, :] if exact else Ya
+    Yr = np.atleast_2d(Ya)[:, None, :] if Ya.ndim <= 2 else Ya  # instances × runs × points
     F = np.zeros(Yr[:, 0].shape) if floor is None else np.atleast_2d(np.asarray(floor, dtype=float))
     xa = np.asarray(x, dtype=float)
     verdicts, skipped = [], []
