@@ -189,22 +189,30 @@ PHASE_END = 100.0
 
 
 def phase_rate(y: np.ndarray, resolution: float = 0.0) -> float:
-    """−log q per step over the slow half of a curve's linear phase; nan when it has none.
+    """−log q per step over the slow half of a curve's linear phase.
 
     The floor is the largest of the mean of the curve's last tenth, 10⁻¹⁴·y₀ and ``resolution`` (what
     the measurement can tell from 0: a gap's reference certificate); the phase ends at the last point
-    above ``PHASE_END`` × floor, and log y_t = a + t·log q is fitted on its second half (the slowest mode:
-    a gap to a neighbourhood mixes ρ^t and ρ^{2t}, and the fast one fades first).  A rate ≤ 0 is a
-    curve that does not contract there.
+    above ``PHASE_END`` × floor, and log y_t = a + t·log q is fitted on its second half, at least its
+    last 3 points (the slowest mode: a gap to a neighbourhood mixes ρ^t and ρ^{2t}, and the fast one
+    fades first).  Without a phase of 3 points the rate is not measured (nan): a curve that never falls
+    100× above its floor (flat, or a neighbourhood within 100× of the start: run longer or start further
+    away) or that falls within 2 steps (faster than the window resolves).  A curve that ends above its
+    start (its rate over the run, < 0) or leaves the finite numbers (−∞) does not contract.
     """
-    g = np.maximum(np.asarray(y, dtype=float), 1e-300)
+    g = np.asarray(y, dtype=float)
+    if not np.all(np.isfinite(g)):
+        return float("-inf")
+    g = np.maximum(g, 1e-300)
+    if g.size >= 2 and g[-1] > g[0]:
+        return float(-np.log(g[-1] / g[0]) / (g.size - 1))
     floor = max(float(np.mean(g[-max(g.size // 10, 1):])), 1e-14 * float(g[0]), float(resolution))
     above = np.nonzero(g > PHASE_END * floor)[0]
-    if not above.size:
+    if not above.size or above.max() < 2:
         return float("nan")
     stop = int(above.max()) + 1
-    start = stop // 2
-    return float(-np.log(contraction(g[None, :], start, max(stop, start + 3)).factor))
+    start = min(stop // 2, stop - 3)
+    return float(-np.log(contraction(g[None, :], start, stop).factor))
 
 
 @dataclass(frozen=True)

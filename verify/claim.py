@@ -16,8 +16,9 @@ reads "for FedAvgM on the quadratics class, Φ(ŵ) − Φ* ≲ 1/R as R grows". 
 * judges y ≲ bound along the sweep with ``rates.oc.bounded_ratio`` (``direction="grows"``: as the swept
   value grows; ``"shrinks"``: as it goes to 0), whose size (≤ 1%) and power against violations of
   the claim (y ∝ bound^0.5 … 0.8, flat, rising) are measured at this design and noise — pooled over the
-  instances when they share one bound, each against its own otherwise (``judge_measured``); a law
-  (``sense="Θ"``) by its log–log slope;
+  instances when they share one bound and their runs are random, each instance against its own curve
+  otherwise (``judge_data``); a lower bound (``sense="≳"``) by the same rule on the reciprocals, a law
+  (``sense="Θ"``) by its log–log slope, an identity (``sense="="``) by its largest residual;
 * judges only what was **resolved**: a gap Φ(ŵ) − Φ* within ``RESOLVED`` (10³) times the certificate of
   an instance's reference optimum is rounding, not a measurement — a method faster than the bound
   reaches it, and its ratio to a falling bound would then rise.  The sweep is cut before the first
@@ -67,10 +68,10 @@ MEASURE_LATEX = {"gap_avg": r"\Phi(\hat{w}) - \Phi^\star", "gap": r"\Phi(w_R) - 
                  "prox_grad_norm_sq": r"\|G_\eta(w_r)\|^2",
                  "w_hat_distance_sq": r"\tfrac12\|\hat{w} - \hat{w}_{\mathrm{twin}}\|^2",
                  "w_distance_relative": r"\|w_R - w_{R,\mathrm{twin}}\| / \|w_{R,\mathrm{twin}}\|"}
-#: a claim's senses: an upper bound, a lower bound, a law (``Claim.sense``)
-UPPER, LOWER, LAW = "≲", "≳", "Θ"
+#: a claim's senses: an upper bound, a lower bound, a law, an identity (``Claim.sense``)
+UPPER, LOWER, LAW, IDENTITY = "≲", "≳", "Θ", "="
 #: what of a metric's curve a claim measures (``Claim.statistic``)
-STATISTICS = ("last", "mean", "tail_mean", "last_step_mean", "limit", "mean_above_floor", "rate")
+STATISTICS = ("last", "mean", "max", "tail_mean", "last_step_mean", "limit", "mean_above_floor", "rate")
 #: measures derived from a trace metric (the report's label beside each)
 DERIVED = {"prox_grad_norm_sq": ("prox_grad_norm", 2)}
 #: measures read off a run and its twin (``Claim.twin``), and how the report labels each
@@ -116,9 +117,12 @@ class Claim:
             ``≳`` (a lower bound: the ratio must not keep falling — judged as bound/measured ≲ 1, the
             reciprocals by the upper rule: a rate's lower bound is its time constant's upper bound) or
             ``Θ`` (a law: measured ∝ bound along the sweep — the log–log slope must equal the bound's
-            exponent in the swept name, or in one expression of it — ``law_coordinate``).
+            exponent in the swept name, or in one expression of it — ``law_coordinate``) or ``=`` (an
+            identity: the measure — a residual, ``verify.residuals`` — is at most ``bound``, the
+            tolerance, at every point of every run; its controls must break it).
         statistic: what of the metric's curve is measured: ``last`` (its last round), ``mean`` (its
-            mean over the rounds), ``tail_mean`` (its mean over the last ``tail``: a steady state),
+            mean over the rounds), ``max`` (its largest value: a residual's worst round), ``tail_mean``
+            (its mean over the last ``tail``: a steady state),
             ``last_step_mean`` (a per-local-step metric's last step, averaged over the rounds; the runs
             then record every step), ``limit`` (lim_R Φ(ŵ_R) − Φ* of a dual-averaging method with exact
             gradients: ``measure="gap_avg"``, its tail average run to a settled value; a further verdict
@@ -144,6 +148,9 @@ class Claim:
             on the same instance with the same oracle seeds; the measure (``TWIN_MEASURES``) is then read
             off the pair — ``twin={"oracle": "exact"}`` with ``measure="w_hat_distance_sq"`` is the noise's
             share of the output ŵ, whatever the noise-free run carries (``twin_measure``).
+        instance: one fixed instance (problem, reference) instead of drawn ones — a user's file
+            (``validate --problem``): the claim and its controls run on it alone, with the study seed as
+            the oracle's; a sweep of the class's parameters cannot run on it.
         redraw: how many instances may be replaced, each by a fresh draw from the study seed's own
             stream, when the measurement is unresolved at a point of its sweep (a floor of exactly 0 —
             an optimum at a vertex the method reaches — says nothing about how the floor moves); 0:
@@ -179,6 +186,7 @@ class Claim:
     tail: float = 0.5
     redraw: int = 0
     twin: Mapping[str, Any] = field(default_factory=dict)
+    instance: Any = field(default=None, compare=False, repr=False)
 
     def symbols(self) -> dict[str, Any]:
         """The bound as a sympy expression, the swept symbol and its name."""
@@ -263,6 +271,10 @@ def check_name(name: Any) -> None:
 
 def _check(c: Claim) -> None:
     check_name(c.name)
+    if c.instance is not None and c.along[0].startswith("problem."):
+        raise InvalidClaimError(f"claim {c.name!r}: a fixed instance with a sweep of {c.along[0]!r}; the "
+                                "rule is a sweep of rounds or a hyper-parameter (one file cannot vary its "
+                                "class)")
     if c.seeds < 3:
         raise InvalidClaimError(f"claim {c.name!r}: seeds = {c.seeds}; the rule is at least 3 instances")
     if c.direction not in ("grows", "shrinks"):
@@ -282,12 +294,15 @@ def _check(c: Claim) -> None:
                                     f"claim {sorted(allowed)}")
     _check_twin(c)
     own = own_constants(c)
-    if c.oracle != "exact" and c.repeats < 2 and c.sense == UPPER and own:
+    if c.oracle != "exact" and c.repeats < 2 and c.sense in (UPPER, LOWER) and own:
         raise InvalidClaimError(f"claim {c.name!r}: oracle {c.oracle!r} with repeats = {c.repeats} and a "
                                 f"bound with the instance's {sorted(own)}; the rule is repeats ≥ 2 (each "
                                 "instance is judged on its own bound, its repetitions' spread its noise)")
-    if c.sense not in (UPPER, LOWER, LAW):
-        raise InvalidClaimError(f"claim {c.name!r}: sense {c.sense!r}; the rule is {UPPER} | {LOWER} | {LAW}")
+    if c.sense not in (UPPER, LOWER, LAW, IDENTITY):
+        raise InvalidClaimError(f"claim {c.name!r}: sense {c.sense!r}; the rule is {UPPER} | {LOWER} | "
+                                f"{LAW} | {IDENTITY}")
+    if c.sense == IDENTITY:
+        _check_identity(c)
     if c.sense == LOWER and c.vanishes:
         raise InvalidClaimError(f"claim {c.name!r}: vanishes with sense {LOWER}; the rule is {UPPER} or "
                                 f"{LAW} (a lower bound says nothing where it vanishes)")
@@ -331,6 +346,15 @@ def _check(c: Claim) -> None:
                                 "(0, 1)")
 
 
+def _check_identity(c: Claim) -> None:
+    """An identity's bound is its tolerance: one positive number, the same at every point."""
+    e = _expr(c.bound, c.name)
+    if e.free_symbols or not (e.is_number and float(e) > 0) or c.vanishes:
+        raise InvalidClaimError(f"claim {c.name!r}: sense {IDENTITY} with bound {c.bound_text()!r}"
+                                f"{' and vanishes' if c.vanishes else ''}; the rule is a tolerance, one "
+                                "positive number (an identity holds everywhere, to it)")
+
+
 def _check_twin(c: Claim) -> None:
     """A twin changes the run only, and goes with a measure read off the pair (and only then)."""
     if not isinstance(c.twin, Mapping) or set(c.twin) - set(TWIN_FIELDS):
@@ -343,19 +367,32 @@ def _check_twin(c: Claim) -> None:
     if c.twin and c.statistic != "last":
         raise InvalidClaimError(f"claim {c.name!r}: statistic {c.statistic!r} with a twin; the rule is last "
                                 "(a pair of runs gives one number)")
+    if "rounds" in c.twin and c.along[0] == "rounds":
+        raise InvalidClaimError(f"claim {c.name!r}: twin rounds with a sweep of rounds; the rule is the "
+                                "sweep's R for both (a twin's own R would be overwritten at every point)")
+    if "method" in c.twin:
+        from fcocheck.solvers import algorithms
+        from fcocheck.solvers.errors import FcocheckError
+
+        try:
+            algorithms.get(method_name(replace(c, method=c.twin["method"])))
+        except FcocheckError as exc:
+            raise InvalidClaimError(f"claim {c.name!r}: twin method {c.twin['method']!r}: {exc}") from None
 
 
 def twin_measure(c: Claim, t: Any, twin: Any) -> float:
     """The claim's measure of a run and its twin (``TWIN_MEASURES``).
 
     ``w_hat_distance_sq`` = ½‖ŵ − ŵ_twin‖² with ŵ the run's output average (eq. 4.2 for FedDualAvg);
-    ``w_distance_relative`` = ‖w_R − w_R,twin‖ / ‖w_R,twin‖ (the last iterates).
+    ``w_distance_relative`` = ‖w_R − w_R,twin‖ / ‖w_R,twin‖ (the last iterates; 0 or ∞ when the twin
+    ends at 0).
     """
     if c.measure == "w_hat_distance_sq":
         d = np.asarray(t.meta["w_hat"]) - np.asarray(twin.meta["w_hat"])
         return 0.5 * float(d @ d)
     w, w2 = np.asarray(t.final_w), np.asarray(twin.final_w)
-    return float(np.linalg.norm(w - w2) / np.linalg.norm(w2))
+    apart, size = float(np.linalg.norm(w - w2)), float(np.linalg.norm(w2))
+    return apart / size if size > 0 else (0.0 if apart == 0 else float("inf"))
 
 
 def _twin_runs(c: Claim, v: float, own: Mapping[str, float], q: Any, r: Any, s: int, record: str) -> list:
@@ -464,8 +501,16 @@ def _instance_constants(c: Claim, p: Any, ref: Any) -> dict[str, float]:
     return out
 
 
-def curve(c: Claim, t: Any) -> np.ndarray:
-    """One run's curve of the claim's measure (a trace metric, or one derived from it: ``DERIVED``)."""
+def curve(c: Claim, t: Any, hp: Mapping[str, Any] | None = None) -> np.ndarray:
+    """One run's curve of the claim's measure.
+
+    A trace metric, one derived from it (``DERIVED``), or an identity's residual read with the run's
+    hyper-parameters ``hp`` (``verify.residuals.RESIDUALS``).
+    """
+    from fcocheck.verify.residuals import RESIDUALS
+
+    if c.measure in RESIDUALS:
+        return np.asarray(RESIDUALS[c.measure](t, hp or {}), dtype=float)
     metric, power = DERIVED.get(c.measure, (c.measure, 1))
     if metric not in t.arrays:
         raise InvalidClaimError(f"claim {c.name!r}: measure {c.measure!r}; the rule is a trace metric "
@@ -484,6 +529,8 @@ def statistic(c: Claim, curve: np.ndarray) -> float:
         from fcocheck.verify.experiments.base import tail_mean
 
         return tail_mean(curve, c.tail)
+    if c.statistic == "max":
+        return float(np.max(curve))
     if c.statistic not in ("last", "mean"):  # limit, mean_above_floor: across runs (measure_instance)
         raise ValueError(f"statistic {c.statistic!r} is not one run's number")
     return float(curve[-1] if c.statistic == "last" else np.mean(curve))
@@ -524,6 +571,7 @@ def measure_instance(c: Claim, s: int) -> _Row:
     from fcocheck.solvers.reference.certificate import RESOLVED
     from fcocheck.verify.experiments.base import runs, tail_mean
     from fcocheck.verify.experiments.instances import drawn
+    from fcocheck.verify.residuals import RESIDUALS
 
     what, values = c.along
     gen, params = c.problem
@@ -531,7 +579,8 @@ def measure_instance(c: Claim, s: int) -> _Row:
     G, floor, bound, resid = np.empty((c.repeats, P)), np.zeros(P), np.empty(P), np.zeros(P)
     above = np.zeros(c.repeats)  # ``mean_above_floor``: each repetition's floor
     B = 0.0
-    fixed = None if what.startswith("problem.") else drawn(gen, s, c.reference_tol, **params)
+    fixed = (c.instance if c.instance is not None else None if what.startswith("problem.")
+             else drawn(gen, s, c.reference_tol, **params))
     cases = [fixed or drawn(gen, s, c.reference_tol, **{**params, what.removeprefix("problem."): v})
              for v in values]
     own = [_instance_constants(c, q, r) for q, r in cases]
@@ -552,7 +601,7 @@ def measure_instance(c: Claim, s: int) -> _Row:
         if c.statistic == "limit":
             G[0, j], resid[j] = _limit(c, q, r, hp, rounds, s, floor[j])
         else:
-            record = "step" if c.statistic == "last_step_mean" else "round"
+            record = "step" if c.statistic == "last_step_mean" or c.measure in RESIDUALS else "round"
             traces = longest or runs(method_name(c), q, hp, rounds, c.oracle, noise_seeds(c, s), r,
                                      record=record)
             twins = _twin_runs(c, v, own[j], q, r, s, record) if c.twin else []
@@ -562,7 +611,7 @@ def measure_instance(c: Claim, s: int) -> _Row:
                     random = random or bool(twins[k].meta.get("random", True))
                     G[k, j] = twin_measure(c, t, twins[k])
                     continue
-                y = curve(c, t)[: rounds + 1] if longest else curve(c, t)
+                y = curve(c, t, hp)[: rounds + 1] if longest else curve(c, t, hp)
                 if c.statistic == "mean_above_floor":  # the running mean now, its floor once the sweep is run
                     G[k, j] = float(np.mean(y[:-1]))
                     if v == max(values):
@@ -608,7 +657,9 @@ def measure(c: Claim, seed: int = 0, instances: Sequence[int] | None = None) -> 
     from fcocheck.verify.experiments.base import draw_instances
 
     skipped: list[int] = []
-    if instances is not None:
+    if c.instance is not None:  # one fixed instance
+        drawn = [(seed, measure_instance(c, seed))]
+    elif instances is not None:
         drawn = [(s, measure_instance(c, s)) for s in instances]
     elif c.redraw:
         def resolved(s: int) -> _Row | None:
@@ -670,7 +721,7 @@ def judge(c: Claim, seed: int = 0, quick: bool = True) -> tuple[list[Verdict], d
     c = c.design(quick)
     _validate(c)
     m = measure(c, seed)
-    if len(m.seeds) < c.seeds:
+    if len(m.seeds) < (1 if c.instance is not None else c.seeds):
         return [_too_few(c, m)], {"seeds": m.seeds, "skipped": m.skipped}
     v, measured = judge_data(c, m.G, m.floor, m.bound, seed, m.seeds, m.random)
     if m.skipped:
@@ -717,12 +768,15 @@ def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed:
     own bound with its own noise — a deterministic run's curve is exact (how two instances' shapes
     differ is two experiments, not noise), repetitions give their spread — on the points it resolves,
     with 1/S of the false-alarm budget (``verify.experiments.judge.bound_instances``).  Sense ``≳``: the
-    same rule on the reciprocals (``_lower``).
+    same rule on the reciprocals (``_lower``).  Sense ``=``: every run at every point within the
+    tolerance (``_identity``).
     """
     from fcocheck.verify.experiments.judge import bound_instances
 
     if c.sense == LOWER:
         return _lower(c, G3, floor, b, seed, seeds, random)
+    if c.sense == IDENTITY:
+        return _identity(c, G3, b), _measured(c, G3, floor, b, seed, seeds)
     G = G3.mean(axis=1)
     x = np.asarray(c.along[1], dtype=float)
     if c.direction == "shrinks":
@@ -730,7 +784,7 @@ def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed:
     order = np.argsort(x)
     name = c.symbols()["name"]
     shown = ("1/" if c.direction == "shrinks" else "") + readable_name(name)  # the judged coordinate
-    pooled = bool(np.all(b == b[:1])) and c.repeats == 1 and random
+    pooled = _shared(b) and c.repeats == 1 and random
     measured = _measured(c, G3, floor, b, seed, seeds)
     kept = resolved_prefix(G[:, order], floor[:, order])
     if kept < len(order):
@@ -756,31 +810,62 @@ def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed:
     return v, measured
 
 
+def _identity(c: Claim, G3: np.ndarray, b: np.ndarray) -> Verdict:
+    """An identity: the largest measure over every run and point at most the tolerance ``bound``.
+
+    Not a rate, so nothing is resolved away: a residual of exactly 0 holds, a non-finite one breaks it.
+    Power: a residual 10× the tolerance is rejected (``verify.experiments.judge.identity``); on real runs,
+    the claim's controls must break it.
+    """
+    from fcocheck.verify.experiments.judge import identity
+
+    worst = float(np.max(G3)) if G3.size and np.all(np.isfinite(G3)) else float("inf")
+    S, runs, P = G3.shape
+    return identity(worst, float(b.flat[0]), f"{c.measure}, the largest over {S} instance(s) × {runs} "
+                    f"run(s) × {P} points")
+
+
 def _lower(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int,
            seeds: Sequence[int] | None, random: bool) -> tuple[Verdict, dict[str, Any]]:
     """A lower bound y ≳ b judged as 1/y ≲ 1/b by the upper rule, its size and power (a time constant).
 
     Its violations are the upper rule's on the reciprocals: along a growing 1/b, a time constant growing
-    like (1/b)^1.2 … 1.5 — a rate vanishing like b^1.2 … 1.5, faster than the bound allows.  A point is
-    resolved where y is; a resolved rate that does not contract (−log q ≤ 0, ``statistic="rate"``) fails
-    the bound outright.  What is measured is reported as measured (y and b), the judged ratio named.
+    like (1/b)^1.2 … 1.5 — a rate vanishing like b^1.2 … 1.5, faster than the bound allows.  A run that
+    does not contract (any repetition's −log q ≤ 0, ``statistic="rate"``) fails the bound outright.  A
+    point not measured on some instance (no rate, or y within its resolution) is never cut from the
+    sweep — the small-bound end is where a lower bound fails — the verdict is inconclusive, naming it.
+    What is measured is reported as measured (y and b), the judged ratio named.
     """
-    G = G3.mean(axis=1)
+    measured = _measured(c, G3, floor, b, seed, seeds)
+    name = readable_name(c.symbols()["name"])
     if c.statistic == "rate":
-        stalled = np.isfinite(G) & (G <= 0)
+        stalled = ~np.isnan(G3) & (G3 <= 0)
         if stalled.any():
-            i, j = (int(k[0]) for k in np.nonzero(stalled))
+            i, k, j = (int(x[0]) for x in np.nonzero(stalled))
             s = seeds[i] if seeds is not None else seed + i
-            where = f"{readable_name(c.symbols()['name'])} = {c.along[1][j]:g}"
-            reason = (f"no contraction: −log q = {G[i, j]:.3g} ≤ 0 on instance {s} at {where}, where the "
-                      f"bound {c.bound_text()} is {b[i, j]:.3g} > 0")
-            return Verdict(INCONSISTENT, "lower bound", reason, {}), _measured(c, G3, floor, b, seed, seeds)
-    ok = G > floor  # the reciprocals are resolved exactly where y is
-    inv = 1.0 / np.maximum(G3, 1e-300)
-    v, measured = judge_data(replace(c, sense=UPPER), inv, np.where(ok, 0.0, np.inf), 1.0 / b, seed, seeds,
-                             random)
-    measured.update(_measured(c, G3, floor, b, seed, seeds), judged="bound / measured ≲ 1")
+            reason = (f"no contraction: −log q = {G3[i, k, j]:.3g} ≤ 0 on instance {s} at {name} = "
+                      f"{c.along[1][j]:g}, where the bound {c.bound_text()} is {b[i, j]:.3g} > 0")
+            return Verdict(INCONSISTENT, "lower bound", reason, {"rate": float(G3[i, k, j])}), measured
+    missing = ~np.all(G3 > floor[:, None, :], axis=(0, 1))  # nan compares False: not measured
+    if missing.any():
+        where = ", ".join(f"{v:g}" for v in np.asarray(c.along[1])[missing])
+        why = "no linear phase of 3 points, or" if c.statistic == "rate" else "at or below"
+        reason = (f"not measured at {name} = {where} on some instance ({c.statistic} of {c.measure}: {why} "
+                  "its resolution); a lower bound is judged on the whole sweep, its small-bound end "
+                  "included — run longer, or start further from the optimum")
+        return Verdict(INCONCLUSIVE, "resolution", reason, {}), measured
+    v, upper = judge_data(replace(c, sense=UPPER), 1.0 / G3, np.zeros_like(floor), 1.0 / b, seed, seeds,
+                          random)
+    measured.update({k: x for k, x in upper.items() if k not in measured}, judged="bound / measured ≲ 1")
     return replace(v, rule=f"{v.rule} (1/y ≲ 1/bound)"), measured
+
+
+def _shared(b: np.ndarray) -> bool:
+    """One bound for every instance, to 10⁻⁹ relative.
+
+    Two instances' measured μ of one class's 0.1 may differ in their last bits.
+    """
+    return bool(np.allclose(b, b[:1], rtol=1e-9, atol=0.0))
 
 
 def _measured(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int,
@@ -791,7 +876,7 @@ def _measured(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: 
     resolution, the seeds (and each repetition).
     """
     G = G3.mean(axis=1)
-    common = bool(np.all(b == b[:1])) and c.repeats == 1
+    common = _shared(b) and c.repeats == 1
     out = {"along": list(c.along[1]), "bound": (b[0] if common else b).tolist(),
            "mean": G.mean(axis=0).tolist(), "instances": G.tolist(), "resolution": floor.tolist(),
            "seeds": list(seeds) if seeds is not None else [seed + i for i in range(G.shape[0])]}
@@ -1035,9 +1120,18 @@ def design_line(c: Claim, measured: dict[str, Any]) -> str:
              f", {c.oracle}" + (f" ({c.repeats} noise seeds each)" if c.repeats > 1 else ""))
     stated = ", ".join(f"{k} = {v:g}" for k, v in c.constants.items())
     replaced = f" (replaced: {measured['skipped']})" if measured.get("skipped") else ""
-    return (f"{method_name(c)} on {c.seeds} {c.problem[0]} instances (seeds {measured['seeds']}{replaced})"
-            f"{noise}{'; stated ' + stated if stated else ''}; {c.measure} {c.sense} {c.bound_text()} "
-            f"along {c.along[0]} = [{', '.join(f'{v:.4g}' for v in c.along[1])}]")
+    drawn = (f"instance {c.instance[0].name} (oracle seed {measured['seeds'][0]})" if c.instance is not None
+             else f"{c.seeds} {c.problem[0]} instances (seeds {measured['seeds']}{replaced})")
+    twin = f"; each run beside its twin {dict(c.twin)}" if c.twin else ""
+    return (f"{method_name(c)} on {drawn}{noise}{'; stated ' + stated if stated else ''}{twin}; "
+            f"{measure_text(c)} {c.sense} {c.bound_text()} along {c.along[0]} = "
+            f"[{', '.join(f'{v:.4g}' for v in c.along[1])}]")
+
+
+def measure_text(c: Claim) -> str:
+    """What the claim measures, in words: the measure, or the statistic that is not a value of it (a rate)."""
+    label = {**MEASURE_LABEL, **TWIN_MEASURES}.get(c.measure, c.measure)
+    return f"−log q per round of {label}" if c.statistic == "rate" else label
 
 
 #: a generator's name for a parameter whose symbol is a Python keyword: typeset as the symbol
@@ -1052,13 +1146,15 @@ def statement_latex(c: Claim) -> str:
     import sympy as sp
 
     lhs = MEASURE_LATEX.get(c.measure, r"\text{" + c.measure.replace("_", r"\_") + "}")
-    rel = {UPPER: r"\lesssim", LOWER: r"\gtrsim"}.get(c.sense, r"\asymp")
+    if c.statistic == "rate":  # the rate of the measure's linear phase, not the measure
+        lhs = rf"-\log q\left[{lhs}\right]"
+    rel = {UPPER: r"\lesssim", LOWER: r"\gtrsim", IDENTITY: r"\le"}.get(c.sense, r"\asymp")
     s = c.symbols()
     to = r"\to \infty" if c.direction == "grows" else r"\to 0"
     names = {v: sp.latex(sp.Symbol(LATEX_ALIAS[str(v)])) for v in s["expr"].free_symbols | {s["swept"]}
              if str(v) in LATEX_ALIAS}
     swept = sp.latex(s["swept"], symbol_names=names)
-    where = rf"\text{{along }} {swept}" if c.sense == LAW else f"{swept} {to}"  # a law holds on the sweep
+    where = rf"\text{{along }} {swept}" if c.sense in (LAW, IDENTITY) else f"{swept} {to}"  # on the sweep
     return rf"{lhs} {rel} {sp.latex(s['expr'], symbol_names=names)} \quad ({where})"
 
 
@@ -1073,8 +1169,13 @@ def plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any] | None:
 
     if "bound" not in measured or (c.sense == LAW and "fit" not in measured):
         return None  # not judged: too few instances, or too few resolved points for a law
+    if c.sense == IDENTITY:  # the largest measure of the claim and of each control, against the tolerance
+        bars = [{"label": method_name(c), "value": float(np.max(measured["instances"]))}]
+        bars += [{"label": f"control: {name.split(' (')[0].split(':')[0]}", "value": float(np.max(Yc))}
+                 for name, Yc in measured.get("controls", {}).items()]
+        return plot_spec("bars", "", f"largest {c.measure}", bars, tol=float(np.max(measured["bound"])))
     bound = np.array(measured["bound"])
-    label = {**MEASURE_LABEL, **TWIN_MEASURES}.get(c.measure, c.measure)
+    label = measure_text(c)
     along = c.along[1]
     if c.sense == LAW:
         Y = np.array(measured.get("repetitions", measured["instances"])).reshape(-1, len(along))

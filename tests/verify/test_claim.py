@@ -81,12 +81,12 @@ def test_the_resolved_prefix(G, floor, kept):
     ({"bound": "1/R +"}, "does not parse"),
     ({"repeats": 0}, "an integer ≥ 1"),
     ({"reference_tol": 2.0}, "the rule is in (0, 1)"),
-    ({"sense": "~"}, "the rule is ≲ | ≳ | Θ"),
+    ({"sense": "~"}, "the rule is ≲ | ≳ | Θ | ="),
     ({"full": {"seed": 5}}, "full changes ['seed']; the rule is fields of a claim"),
     # a noisy oracle, one run per point and a bound per instance: no noise to judge each instance with
     ({"oracle": "gaussian:0.5", "bound": "B/R"}, "the rule is repeats ≥ 2"),
-    ({"statistic": "median"}, "the rule is one of ('last', 'mean', 'tail_mean', 'last_step_mean', 'limit', "
-                              "'mean_above_floor', 'rate')"),
+    ({"statistic": "median"}, "the rule is one of ('last', 'mean', 'max', 'tail_mean', 'last_step_mean', "
+                              "'limit', 'mean_above_floor', 'rate')"),
     ({"statistic": "mean_above_floor", "along": ("local_steps", [1, 2, 3, 4])}, "the rule is along rounds"),
     ({"statistic": "last_step_mean"}, "the rule is a per-local-step metric"),
     ({"sense": "Θ", "bound": "exp(-R)"}, "the rule for sense Θ is a power of the swept name"),

@@ -58,6 +58,30 @@ def test_a_run_that_does_not_contract_fails_the_lower_bound_outright():
     assert measured["instances"][1][0] == -1e-4  # reported as measured, not as its reciprocal
 
 
+def test_a_lower_bound_is_never_judged_on_a_sweep_cut_at_its_small_end():
+    """A method that stops contracting where the bound is smallest gives no rate there (nan): the claim is
+    inconclusive, naming the points — cutting them (the upper rule's resolution) passed it as consistent."""
+    G = np.tile(2 * B, (3, 1))
+    G[:, 0] = np.nan  # η_g = 0.1: no linear phase on any instance
+    v, _ = judge_data(CLAIM, G[:, None, :], np.zeros_like(G), np.tile(B, (3, 1)), 0, [0, 1, 2], False)
+    assert v.status == "inconclusive" and "not measured at η_g = 0.1" in v.reason, v.reason
+
+
+def test_one_repetition_that_does_not_contract_fails_although_the_mean_does():
+    G3 = np.tile(2 * B, (3, 2, 1))
+    G3[2, 1, 3] = -0.05  # instance 2's second noise seed grows at η_g = 0.8; the mean is still > 0
+    c = dataclasses.replace(CLAIM, repeats=2)
+    v, _ = judge_data(c, G3, np.zeros((3, 4)), np.tile(B, (3, 1)), 0, [0, 1, 2], True)
+    assert v.status == "inconsistent" and v.evidence["rate"] == -0.05, v.reason
+
+
+def test_the_report_states_the_rate_not_the_gap():
+    from fcocheck.verify.claim import measure_text
+
+    assert measure_text(CLAIM).startswith("−log q per round of Φ(w_R) − Φ*")
+    assert statement_latex(CLAIM).startswith(r"-\log q\left[\Phi(w_R) - \Phi^\star\right] \gtrsim")
+
+
 def test_the_phase_rate_reads_the_slow_mode_and_says_when_there_is_none():
     t = np.arange(401.0)
     assert phase_rate(np.exp(-0.05 * t) + 1e-12) == pytest.approx(0.05, rel=1e-6)
@@ -68,6 +92,11 @@ def test_the_phase_rate_reads_the_slow_mode_and_says_when_there_is_none():
     assert np.isnan(phase_rate(np.full(401, 3.0)))  # no phase above 100× its floor
     assert np.isnan(phase_rate(np.exp(-0.05 * t), resolution=1.0))  # nothing resolved above 100× 1
     assert phase_rate(1e-6 * np.exp(0.01 * t) * (t < 200) + 1e-9) < 0  # rising: does not contract
+    assert phase_rate(np.exp(0.01 * t)) == pytest.approx(-0.01)  # ends above its start: its rate, < 0
+    assert phase_rate(np.r_[1.0, 0.5, np.inf]) == -np.inf  # diverged
+    assert np.isnan(phase_rate(np.array([1.0, 0.1])))  # too short to fit
+    # a phase of 4 points is fitted inside it (its last 3), not into the floor after it
+    assert phase_rate(np.exp(-1.5 * t[:40]) + 1e-4) == pytest.approx(1.5, rel=0.02)
 
 
 def test_on_real_runs_a_bound_half_a_power_stronger_is_rejected_and_the_claim_holds():

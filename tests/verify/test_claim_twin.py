@@ -60,3 +60,20 @@ def test_the_pair_measures_are_what_they_say():
 def test_a_twin_that_cannot_be_read_is_a_clean_error(change, rule):
     with pytest.raises(InvalidClaimError, match=rule):
         judge(dataclasses.replace(CLAIM, **change))
+
+
+def test_a_twin_method_that_does_not_exist_or_a_twin_r_that_would_be_overwritten_is_refused():
+    with pytest.raises(InvalidClaimError, match="twin method 'nosuch'"):
+        judge(dataclasses.replace(CLAIM, twin={"method": "nosuch"}))
+    with pytest.raises(InvalidClaimError, match="twin rounds with a sweep of rounds"):
+        judge(dataclasses.replace(CLAIM, along=("rounds", (10, 20, 40, 80)), twin={"rounds": 5}))
+
+
+def test_a_twin_that_ends_at_zero_reads_zero_or_infinity():
+    class T:
+        def __init__(self, w):
+            self.meta, self.final_w = {"w_hat": w}, np.asarray(w, dtype=float)
+
+    rel = dataclasses.replace(CLAIM, measure="w_distance_relative")
+    assert twin_measure(rel, T([0.0, 0.0]), T([0.0, 0.0])) == 0.0
+    assert twin_measure(rel, T([1.0, 0.0]), T([0.0, 0.0])) == np.inf

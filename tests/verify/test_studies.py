@@ -83,7 +83,8 @@ def test_a_studys_runs_land_in_the_run_and_metric_tables_once(tmp_path):
         jobs = experiment_jobs(["fco-eq-4.5"], True, 0)
         payload = session.jobs("experiment", "quick", 0, jobs)["fco-eq-4.5"]
         rows = store.runs()
-        assert len(rows) == len(direct) == len(payload["runs"]) == 6  # FedDualAvg and FedMiD on 3 instances
+        # FedDualAvg and its control FedMiD on 3 instances at K = 2, 3, 5, 8
+        assert len(rows) == len(direct) == len(payload["runs"]) == 2 * 3 * 4
         assert all("curves" not in r for r in payload["runs"])
         assert {r["key"] for r in rows} == {r["key"] for r in payload["runs"]}
         for row, want in zip(rows, direct, strict=True):
@@ -93,7 +94,7 @@ def test_a_studys_runs_land_in_the_run_and_metric_tables_once(tmp_path):
             for name, curve in want["curves"].items():
                 np.testing.assert_array_equal(got[name], curve)
         again = Session(store).jobs("experiment", "quick", 0, experiment_jobs(["fco-eq-4.5"], True, 0))
-        assert again["fco-eq-4.5"]["runs"] == payload["runs"] and len(store.runs()) == 6
+        assert again["fco-eq-4.5"]["runs"] == payload["runs"] and len(store.runs()) == 2 * 3 * 4
         out = store.export(tmp_path / "runs.csv")
         assert "tags.study" in out.read_text().splitlines()[0]
     p, _ = quadratics(1.0, lam=0.1)

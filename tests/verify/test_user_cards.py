@@ -166,5 +166,5 @@ fcocheck_claims = [Claim("bad-sense", method="feddualavg", bound="1/R", along=("
     result = pytester.runpytest_subprocess("-p", "no:xdist", "-p", "no:cacheprovider")
     assert result.parseoutcomes().get("failed") == 1
     text = "\n".join(result.outlines)
-    assert "InvalidClaimError: claim 'bad-sense': sense '~'; the rule is ≲ | ≳ | Θ" in text
+    assert "InvalidClaimError: claim 'bad-sense': sense '~'; the rule is ≲ | ≳ | Θ | =" in text
     assert "Traceback" not in text and "claim.py:" not in text

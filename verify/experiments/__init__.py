@@ -11,16 +11,22 @@ from fcocheck.verify.experiments.base import Experiment, Result
 USER_CLAIM = "user claim"
 
 
-def claim_experiment(claim, summary: str = "") -> Experiment:  # noqa: ANN001 - a verify.claim.Claim
+def claim_experiment(claim, summary: str = "", needs=None) -> Experiment:  # noqa: ANN001 - a Claim, a check
     """A claim (a paper's, ``verify.paper_claims``, or a user's) as an experiment ``validate`` runs by name.
 
     Its result: the claim's verdicts (on the drawn instances, then the worst case where it applies), what
-    was measured and its figure; its design line says what was drawn and judged.
+    was measured and its figure; its design line says what was drawn and judged.  With ``needs`` (what a
+    user's instance must have, ``Experiment.needs``) it also runs on one fixed instance
+    (``validate --problem``): the same claim and controls on that instance alone (``Claim.instance``).
     """
+    from dataclasses import replace
+
     from fcocheck.verify.claim import design_line, judge, plot, statement_latex
 
-    def body(quick: bool, seed: int) -> Result:
+    def body(quick: bool, seed: int, instance: tuple | None = None) -> Result:
         c = claim.design(quick)
+        if instance is not None:
+            c = replace(c, instance=instance)
         verdicts, measured = judge(c, seed)
         measured["plot"] = plot(c, measured)  # None when it was not judged
         measured["statement"] = statement_latex(c)
@@ -31,7 +37,7 @@ def claim_experiment(claim, summary: str = "") -> Experiment:  # noqa: ANN001 - 
     summary = summary or f"{claim.measure} {claim.sense} {claim.bound_text()}"
     from fcocheck.solvers.readable import readable_name
 
-    return Experiment(claim.name, claim.theorem or USER_CLAIM, summary, body,
+    return Experiment(claim.name, claim.theorem or USER_CLAIM, summary, body, needs=needs,
                       sweeps=readable_name(claim.symbols()["name"]))
 
 
@@ -68,10 +74,8 @@ def _strongly_convex(problem, ref) -> str | None:  # noqa: ANN001
 
 
 _ALL = (
-    Experiment(
-        "fco-eq-4.5", "fco-eq-4.5", "dual shadow identity (FedDualAvg holds, FedMiD fails)", fco.eq_4_5,
-        _any_convex,
-    ),
+    claim_experiment(paper_claims.CLAIMS["fco-eq-4.5"],
+                     "dual shadow identity (FedDualAvg holds, FedMiD fails)", _any_convex),
     Experiment("fco-lemma-4.4", "fco-lemma-4.4", "Lemma 4.4 with constant 1, slack per run", fco.lemma_4_4),
     claim_experiment(paper_claims.CLAIMS["fco-lemma-4.5-K-noise"], "discrepancy ∝ K at ζ = 0"),
     claim_experiment(paper_claims.CLAIMS["fco-lemma-4.5-K-hetero"], "discrepancy ∝ K² at σ = 0"),

@@ -7,75 +7,15 @@ from dataclasses import replace
 import numpy as np
 
 from fcocheck.rates import algebra
-from fcocheck.rates.catalog import EQ_4_5, LEMMA_4_4, THM_4_1
+from fcocheck.rates.catalog import LEMMA_4_4, THM_4_1
 from fcocheck.rates.symbols import BY_NAME
 from fcocheck.rates.threshold import at_most
 from fcocheck.rates.verdict import Verdict, known_disagreement
 from fcocheck.solvers.regularizers import L1
 from fcocheck.solvers.smoothness import global_smoothness
-from fcocheck.verify.evidence import IDENTITY_TOL
 from fcocheck.verify.experiments import judge
 from fcocheck.verify.experiments.base import Result, plot_spec, runs, seeds_for, slope_series
 from fcocheck.verify.experiments.instances import drift_quadratics, quadratics
-
-
-def _shadow_residual(trace, eta_c: float) -> float:
-    z, g = trace["dual_shadow"], trace["grad_avg"]
-    resid = z[:, 1:] - (z[:, :-1] - eta_c * g)
-    return float(np.abs(resid).max() / max(np.abs(z).max(), 1e-300))
-
-
-def eq_4_5(quick: bool, seed: int, instance: tuple | None = None) -> Result:
-    """z̄_{r,k+1} = z̄_{r,k} − η_c ḡ_{r,k} to rounding for FedDualAvg; not for FedMiD.
-
-    Built in: one quadratics instance per study seed (three; five in the full design), each run with
-    its own noise seed; the identity is judged on the largest residual over them, the negative
-    control on the smallest.  ``instance`` (problem, reference) replaces them (``validate
-    --problem``); the step is then 1/(4L) of that instance.
-    """
-    eta, K, R = 0.05, 5, 10 if quick else 40
-    if instance is None:
-        seeds = seeds_for(quick, seed, 3, 5)
-        cases = [(quadratics(1.0, lam=0.1, seed=s), s) for s in seeds]
-    else:
-        from fcocheck.solvers.smoothness import global_smoothness
-
-        seeds, cases = [seed], [(instance, seed)]
-        eta = 0.25 / global_smoothness(instance[0])
-    hp = {"eta_c": eta, "local_steps": K}
-    per_da, per_md = [], []
-    for (p, ref), s in cases:
-        da = runs("feddualavg", p, hp, R, "gaussian:0.5", [s], ref, record="step")[0]
-        md = runs("fedmid", p, hp, R, "gaussian:0.5", [s], ref, record="step")[0]
-        per_da.append(_shadow_residual(da, eta))
-        per_md.append(_shadow_residual(md, eta))
-    r_da, r_md = max(per_da), min(per_md)
-    checks = [
-        judge.identity(r_da, IDENTITY_TOL, f"FedDualAvg (largest over {len(cases)} instances)"),
-        # the negative control: FedMiD's shadow does not follow eq. 4.5 (Remark after Lemma 4.4)
-        judge.differs(r_md, 1e3 * IDENTITY_TOL, r_da,
-                      f"FedMiD (negative control, must fail; smallest over {len(cases)} instances)"),
-    ]
-    where = (f"{len(cases)} quadratics instances ζ=1, λ=0.1 (seeds {seeds})" if instance is None
-             else f"instance {cases[0][0][0].name}")
-    return Result(
-        "fco-eq-4.5",
-        EQ_4_5.name,
-        f"{where}, η_c={eta:.4g}, K={K}, R={R}, gaussian σ=0.5",
-        {
-            "residual_feddualavg": r_da,
-            "residual_fedmid": r_md,
-            "per_instance": {"seeds": seeds, "feddualavg": per_da, "fedmid": per_md},
-            "plot": plot_spec(
-                "bars",
-                "",
-                "max relative residual of eq. 4.5",
-                [{"label": "FedDualAvg", "value": r_da}, {"label": "FedMiD", "value": r_md}],
-                tol=IDENTITY_TOL,
-            ),
-        },
-        checks,
-    )
 
 
 def lemma_4_4(quick: bool, seed: int) -> Result:

@@ -8,12 +8,12 @@ a counterexample, and the matrix reports that outcome as the expected one.
 
 from __future__ import annotations
 
-import numpy as np
 from hypothesis import strategies as st
 
 from fcocheck.verify.evidence import Evidence, bounded
 from fcocheck.verify.invariants.base import IDENTITY_TOL, Invariant, guarded, trace_of
 from fcocheck.verify.optimum import optimum
+from fcocheck.verify.residuals import shadow_residual as shadow_residual_of
 from fcocheck.verify.strategies import Case, instance_specs
 
 ROUNDS = 4
@@ -36,10 +36,7 @@ def shadow_cases(draw) -> Case:
 def shadow_residual(name: str, case: Case) -> Evidence:
     """Max |z̄_{r,k+1} − (z̄_{r,k} − η_c ḡ_{r,k})| / max|z̄| over every round and local step."""
     t = trace_of(name, case, ROUNDS, record="step")
-    z, g = t["dual_shadow"], t["grad_avg"]
-    resid = float(
-        np.abs(z[:, 1:] - (z[:, :-1] - case.hp["eta_c"] * g)).max() / max(float(np.abs(z).max()), 1e-300)
-    )
+    resid = float(shadow_residual_of(t, case.hp["eta_c"]).max())
     return bounded(
         "eq-4.5",
         resid,

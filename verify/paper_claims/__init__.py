@@ -17,6 +17,7 @@ from fcocheck.verify.paper_claims import (
     fco_4_3_floor_zeta,
     fco_4_3_tuned_r,
     fco_4_3_variance_m,
+    fco_eq_4_5,
     fco_lemma_4_5,
     fedcanon_floor_b,
     fedcanon_floor_lambda,
@@ -27,7 +28,8 @@ from fcocheck.verify.paper_claims import (
 )
 
 #: by name
-CLAIMS = {c.name: c for c in (fco_lemma_4_5.K_NOISE, fco_lemma_4_5.K_HETERO, fco_lemma_4_5.ETA,
+CLAIMS = {c.name: c for c in (fco_eq_4_5.CLAIM,
+                              fco_lemma_4_5.K_NOISE, fco_lemma_4_5.K_HETERO, fco_lemma_4_5.ETA,
                               fco_4_3_floor_zeta.CLAIM, fco_4_3_floor_k.CLAIM, fco_4_3_variance_m.CLAIM,
                               fco_4_3_tuned_r.CLAIM,
                               fco_4_2_rounds.CLAIM,

@@ -4,8 +4,9 @@ With identical clients (ζ = 0) the only term of Thm 4.3 that moves with the num
 η_cσ²/M: averaging M clients' independent gradient noise divides its variance by M.  Its share of the
 output is measured directly, against a noise-free twin of every run (same instance, exact gradients):
 ½‖ŵ_σ − ŵ_0‖² with ŵ eq. 4.2's average, which leaves out B/(η_cKR) and whatever else the noise-free run
-carries.  For a quadratic F the noise moves ŵ linearly, so this share is ∝ 1/M in any fixed norm (the
-old study used the Q-norm; the exponent is the same).  One run's share is a squared norm of a Gaussian
+carries.  For a quadratic F the noise moves ŵ linearly wherever the ℓ1 prox keeps its signs (λ = 0.01
+is small beside the optimum's coordinates), so this share is ∝ 1/M in any fixed norm (the old study
+used the Q-norm; the exponent is the same).  One run's share is a squared norm of a Gaussian
 vector — a heavy per-run spread — so the law is fitted over 16 instances (32 in the full design), each
 its own draw, the interval over instances and noise together.  The class: FCO Assumption 2's quadratics
 with ζ = 0, λ = 0.01 (each M its own draw of the seed: the Hessian is the seed's, the shared linear term
