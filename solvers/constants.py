@@ -25,6 +25,7 @@ from fcocheck.solvers.problem import Problem
 from fcocheck.solvers.reference.gram import QUADRATIC_LOSSES, gram_form
 from fcocheck.solvers.smoothness import (
     client_smoothness_max,
+    client_smoothnesses,
     global_smoothness,
     sample_smoothness,
     second_moment_operator,
@@ -54,30 +55,48 @@ class ProblemConstants:
         return asdict(self)
 
 
-def _hessian_spread(problem: Problem) -> tuple[float, float]:
-    """(max_m ‖H_m − H‖₂, ‖H‖₂) for quadratic-type losses, matrix-free (Lanczos)."""
-    Hbar = gram_form(problem).H
-    spreads = []
-    for m in range(problem.M):
-        if problem.loss == "quadratic":
-            op = problem.Q[m] - Hbar
-        else:
-            Xm = problem.X[m]
-            base = second_moment_operator(Xm, np.full(Xm.shape[0], 1 / Xm.shape[0]),
-                                          problem.intercept)
-            ridge = np.r_[np.full(problem.d, problem.ridge_lam), np.zeros(problem.dim - problem.d)]
-            op = LinearOperator(Hbar.shape, dtype=float,
-                                matvec=lambda v, b=base, r=ridge: b @ np.ravel(v) + r * np.ravel(v)
-                                - Hbar @ np.ravel(v))
-        spreads.append(_spectral_norm(op))
-    e = gram_form(problem).eigenvalues
-    return max(spreads), float(max(abs(e[0]), abs(e[-1])))
+#: relative margin on a client's spread bound before its Lanczos run is skipped (covers L_m's own
+#: Lanczos tolerance, 1e-10, and rounding)
+SKIP_MARGIN = 1e-6
 
 
-def _spectral_norm(op: LinearOperator | np.ndarray) -> float:
+def _hessian_spread(problem: Problem, seed: int = 0) -> tuple[float, float]:
+    """(max_m ‖H_m − H‖₂, ‖H‖₂) for quadratic-type losses, matrix-free (Lanczos).
+
+    Only the maximum is needed.  For sample losses every H_m (rows' second moment + ridge) and H are
+    positive semidefinite, so Weyl's inequality bounds a client's spread before any run:
+    −λ_max(H) ≤ λ(H_m − H) ≤ λ_max(H_m) − λ_min(H), i.e. ‖H_m − H‖₂ ≤ max(L_m − λ_min(H), L) with
+    L_m = λ_max(H_m).  Clients run in decreasing order of that bound, and the runs stop once a bound
+    (with ``SKIP_MARGIN``) is below the largest spread found: no client skipped could have raised the
+    maximum, which is the one every client's run would have given (lasso-paper: 12 runs of 64).  Each
+    client's Lanczos run starts from its own seeded vector (``seed``, m), so ζ is reproducible.
+    """
+    gram = gram_form(problem)
+    Hbar, e = gram.H, gram.eigenvalues
+    hnorm = float(max(abs(e[0]), abs(e[-1])))
+    if problem.loss == "quadratic":
+        return max(_spectral_norm(problem.Q[m] - Hbar, (seed, m)) for m in range(problem.M)), hnorm
+    lam_min = max(float(e[0]), 0.0)
+    bounds = [max(L_m - lam_min, float(e[-1])) for L_m in client_smoothnesses(problem)]
+    ridge = np.r_[np.full(problem.d, problem.ridge_lam), np.zeros(problem.dim - problem.d)]
+    spread = 0.0
+    for m in sorted(range(problem.M), key=lambda m: -bounds[m]):
+        if bounds[m] * (1.0 + SKIP_MARGIN) < spread:
+            break
+        Xm = problem.X[m]
+        base = second_moment_operator(Xm, np.full(Xm.shape[0], 1 / Xm.shape[0]), problem.intercept)
+        op = LinearOperator(Hbar.shape, dtype=float,
+                            matvec=lambda v, b=base: b @ np.ravel(v) + ridge * np.ravel(v)
+                            - Hbar @ np.ravel(v))
+        spread = max(spread, _spectral_norm(op, (seed, m)))
+    return spread, hnorm
+
+
+def _spectral_norm(op: LinearOperator | np.ndarray, seed: tuple[int, int]) -> float:
     if isinstance(op, np.ndarray) and op.shape[0] <= 400:
         return float(np.max(np.abs(np.linalg.eigvalsh(op))))
-    return float(abs(eigsh(op, k=1, which="LM", tol=1e-8, return_eigenvectors=False)[0]))
+    v0 = np.random.default_rng(seed).uniform(-1.0, 1.0, op.shape[0])  # ARPACK's own start, seeded
+    return float(abs(eigsh(op, k=1, which="LM", tol=1e-8, v0=v0, return_eigenvectors=False)[0]))
 
 
 def heterogeneity(problem: Problem, center: np.ndarray, radius: float, samples: int = 32,
@@ -98,7 +117,7 @@ def heterogeneity(problem: Problem, center: np.ndarray, radius: float, samples: 
         sampled = max(sampled, float(np.max(problem.h.dual_norm(G - problem.weights @ G))))
     if problem.loss not in QUADRATIC_LOSSES:
         return sampled, "sampled on ball", sampled
-    spread, hnorm = _hessian_spread(problem)
+    spread, hnorm = _hessian_spread(problem, seed)
     G0 = kernel.grads(problem.broadcast(center))
     at_center = float(np.max(problem.h.dual_norm(G0 - problem.weights @ G0)))
     if spread <= 1e-12 * max(hnorm, 1e-300):

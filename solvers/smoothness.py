@@ -126,6 +126,21 @@ def sample_smoothness(problem: Problem) -> float:
     return float(problem.phi.curvature * (sq.max() + int(problem.intercept)) + problem.ridge_lam)
 
 
+def client_smoothnesses(problem: Problem) -> tuple[float, ...]:
+    """(L_1, …, L_M), computed once per problem object.
+
+    The constants read them twice: L_clients, and the bounds that spare ζ's Hessian spread most of
+    its Lanczos runs (``constants._hessian_spread``).
+    """
+    if problem not in _CLIENT_L:
+        _CLIENT_L[problem] = tuple(client_smoothness(problem, m) for m in range(problem.M))
+    return _CLIENT_L[problem]
+
+
+#: L_m per problem object, as ``_GLOBAL_L``
+_CLIENT_L: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def client_smoothness_max(problem: Problem) -> float:
     """max_m L_m."""
-    return max(client_smoothness(problem, m) for m in range(problem.M))
+    return max(client_smoothnesses(problem))

@@ -108,3 +108,32 @@ def test_dirichlet_skew_makes_label_shares_differ():
     skew = generate("breast-cancer", alpha=0.1)
     spread = [np.std([np.mean(y > 0) for y in p.y]) for p in (iid, skew)]
     assert spread[1] > 3 * spread[0]
+
+
+@pytest.mark.parametrize("name", ["lasso-paper", "ridge", "lowrank-paper"])
+def test_hessian_spread_skips_only_clients_that_cannot_raise_the_maximum(name, monkeypatch):
+    """The spread bound max(L_m − λ_min(H), L) spares Lanczos runs; the maximum is every client's."""
+    from fcocheck.solvers import constants
+    from fcocheck.solvers.reference.gram import gram_form
+    from fcocheck.solvers.smoothness import second_moment_operator
+
+    p = generate(name, **SMALL[name])
+    H = gram_form(p).H
+    ridge = np.r_[np.full(p.d, p.ridge_lam), np.zeros(p.dim - p.d)]
+    every = []
+    for Xm in p.X:
+        base = second_moment_operator(Xm, np.full(Xm.shape[0], 1 / Xm.shape[0]), p.intercept)
+        dense = base @ np.eye(p.dim) + np.diag(ridge) - H
+        every.append(float(np.max(np.abs(np.linalg.eigvalsh(0.5 * (dense + dense.T))))))
+    runs = []
+    spectral_norm = constants._spectral_norm
+    monkeypatch.setattr(constants, "_spectral_norm",
+                        lambda op, seed: runs.append(seed) or spectral_norm(op, seed))
+    spread, _ = constants._hessian_spread(p)
+    assert spread == pytest.approx(max(every), rel=1e-7)
+    assert len(runs) < p.M or name != "lasso-paper"
+
+
+def test_zeta_is_the_same_bits_on_every_call():
+    a, b = (compute_constants(generate("lasso-paper", **SMALL["lasso-paper"]), radius=2.0) for _ in range(2))
+    assert a == b
