@@ -108,10 +108,15 @@ class Problem:
 
     @cached_property
     def stacked(self) -> Array | None:
-        """``(M, n, d)`` dense array when every client has the same n, else None."""
+        """``(M, n, d)`` dense array when every client has the same n, else None.
+
+        No copy when the blocks already lie back to back in one array (an instance file's ``X``, a
+        generator's, a centred twin's): a view of it; otherwise ``np.stack``.
+        """
         if self.loss == "quadratic" or self.is_sparse or len(set(self.n.tolist())) != 1:
             return None
-        return np.stack(self.X)
+        view = _back_to_back(self.X)
+        return view if view is not None else np.stack(self.X)
 
     @cached_property
     def psi(self) -> Regularizer:
@@ -193,6 +198,22 @@ class Problem:
         else:
             A = np.vstack(self.X)
         return A, y, omega
+
+
+def _back_to_back(blocks: tuple[Any, ...]) -> Array | None:
+    """The ``(M, n, d)`` view of the one array whose consecutive rows ``blocks`` are, else None."""
+    owner, first = blocks[0].base, blocks[0]
+    if not (isinstance(owner, np.ndarray) and owner.flags.c_contiguous and owner.dtype == first.dtype):
+        return None
+    start = first.__array_interface__["data"][0]
+    for m, b in enumerate(blocks):
+        if (b.base is not owner or b.shape != first.shape or not b.flags.c_contiguous
+                or b.__array_interface__["data"][0] != start + m * first.nbytes):
+            return None
+    offset, rest = divmod(start - owner.__array_interface__["data"][0], owner.itemsize)
+    if rest or offset < 0 or offset + len(blocks) * first.size > owner.size:
+        return None
+    return owner.reshape(-1)[offset: offset + len(blocks) * first.size].reshape(len(blocks), *first.shape)
 
 
 def _fail(problem: Problem, rule: str) -> None:

@@ -28,7 +28,12 @@ def centred(problem: Problem) -> tuple[Problem, Callable[[np.ndarray], np.ndarra
     A, y, omega = problem.pooled
     ybar = float(omega @ y)
     xbar = np.zeros(problem.d) if problem.is_sparse else omega @ A
-    X = problem.X if problem.is_sparse else tuple(Xm - xbar for Xm in problem.X)
+    if problem.is_sparse:
+        X = problem.X
+    elif problem.stacked is not None:  # one subtraction, and the twin's blocks lie back to back (no stack)
+        X = tuple(problem.stacked - xbar)
+    else:
+        X = tuple(Xm - xbar for Xm in problem.X)
     work = replace(problem, X=X, y=tuple(ym - ybar for ym in problem.y))
     if not problem.is_sparse and abs(float(omega.sum()) - 1.0) <= 1e-12:
         # Σ ω (x_i − x̄) = 0: the original's Gram form follows from the twin's

@@ -212,3 +212,22 @@ def test_zero_features_and_indefinite_q_are_refused():
 def test_generator_parameters_checked_before_allocation(params, match):
     with pytest.raises(InvalidProblemError, match=match):
         generate("lasso-paper", **params)
+
+
+def test_stacked_is_a_view_only_of_blocks_lying_back_to_back(tmp_path):
+    from dataclasses import replace
+
+    from fcocheck.solvers.reference.centring import centred
+
+    p = generate("lasso-paper", clients=4, samples=8, d=10, nnz=3)
+    q = load_instance(save_instance(p, tmp_path / "inst.npz"))  # X blocks: rows of one flat buffer
+    for problem in (p, q, centred(q)[0]):
+        assert np.shares_memory(problem.stacked, problem.X[0])
+        np.testing.assert_array_equal(problem.stacked, np.stack(problem.X))
+    X3 = np.arange(9 * 8 * 10, dtype=float).reshape(9, 8, 10)
+    for blocks, view in ((tuple(X3[1:5]), True), (tuple(X3[::2][:4]), False),
+                         ((X3[0], X3[0], X3[1], X3[2]), False), (tuple(x.copy() for x in X3[:4]), False),
+                         (tuple(X3[:4][::-1]), False)):
+        r = replace(p, X=blocks)
+        np.testing.assert_array_equal(r.stacked, np.stack(blocks))
+        assert np.shares_memory(r.stacked, X3) == view
