@@ -103,22 +103,22 @@ def heterogeneity(problem: Problem, center: np.ndarray, radius: float, samples: 
                   seed: int = 0) -> tuple[float, str, float]:
     """(ζ, how it is known, sampled estimate) on B(center, radius).
 
-    The gradients run through numpy (``Kernel(compiled=False)``): a solve needs these 33 passes only,
-    and the compiled kernels' import (numba, ≈ 0.6 s) would cost more than they save.
+    The gradients run through numpy (``Kernel(compiled=False)``): a solve needs these 33 points only,
+    and the compiled kernels' import (numba, ≈ 0.6 s) would cost more than they save; ``grads_at``
+    reads each client's rows once for all of them.
     """
     rng = np.random.default_rng(seed)
     dirs = rng.standard_normal((samples, problem.dim))
     dirs *= radius / np.linalg.norm(dirs, axis=1, keepdims=True)
     pts = np.vstack([center, center + dirs])
     kernel = Kernel(problem, compiled=False)
-    sampled = 0.0
-    for w in pts:
-        G = kernel.grads(problem.broadcast(w))
+    sampled, G0 = 0.0, None
+    for G in kernel.grads_at(pts):
+        G0 = G if G0 is None else G0  # pts[0] is the center
         sampled = max(sampled, float(np.max(problem.h.dual_norm(G - problem.weights @ G))))
     if problem.loss not in QUADRATIC_LOSSES:
         return sampled, "sampled on ball", sampled
     spread, hnorm = _hessian_spread(problem, seed)
-    G0 = kernel.grads(problem.broadcast(center))
     at_center = float(np.max(problem.h.dual_norm(G0 - problem.weights @ G0)))
     if spread <= 1e-12 * max(hnorm, 1e-300):
         return at_center, "exact (common Hessian)", sampled

@@ -124,3 +124,19 @@ def test_two_point_metrics_match_separate_evaluations(name, params):
         np.testing.assert_allclose(vals_v, p.client_values(p.broadcast(v)), rtol=1e-12)
         ref = per_sample_reference(p, np.array(p.broadcast(w)))
         np.testing.assert_allclose(G, ref, rtol=1e-11, atol=1e-12)
+
+
+@pytest.mark.parametrize("name,params", CASES + [("quadratics", {})])
+@pytest.mark.parametrize("strategy", ["loop", "batched"])
+def test_grads_at_points_are_the_same_bits_as_grads_at_each_point(name, params, strategy):
+    p = generate(name, **params)
+    kernel = Kernel(p, strategy=strategy, compiled=False)
+    points = np.random.default_rng(4).standard_normal((7, p.dim))
+    budget = 8 * p.M * p.dim * 3  # chunks of 3 points: 3 + 3 + 1
+    got = list(kernel.grads_at(points, budget=budget))
+    assert len(got) == len(points)
+    for w, G in zip(points, got, strict=True):
+        ref = kernel.grads(p.broadcast(w))
+        np.testing.assert_array_equal(G, ref)
+        assert G.strides == ref.strides  # the same layout: products with G take the same BLAS path
+        np.testing.assert_array_equal(p.weights @ G, p.weights @ ref)
