@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
 from fcocheck.solvers.smoothness import second_moment, top_eigenvalue, top_second_moment
@@ -37,3 +38,15 @@ def test_global_smoothness_is_computed_once_per_problem(monkeypatch):
     assert smoothness.global_smoothness(a) == real(a) and smoothness.global_smoothness(a) == real(a)
     assert smoothness.global_smoothness(b) == real(b) != real(a)
     assert calls == [a, b]
+
+
+@pytest.mark.parametrize("shape", [(1000, 37), (3, 5000), (777, 1025), (0, 4), (5, 1)])
+def test_blocked_row_helpers_match_the_whole_array_forms(shape):
+    from fcocheck.solvers.reference.certificate import _abs_product
+    from fcocheck.solvers.smoothness import _row_squares
+
+    A = np.random.default_rng(5).standard_normal(shape)
+    v = np.abs(np.random.default_rng(6).standard_normal(shape[1]))
+    np.testing.assert_array_equal(_row_squares(A), np.sum(A * A, 1))
+    np.testing.assert_allclose(_abs_product(A, v), np.abs(A) @ v, rtol=1e-14)
+    np.testing.assert_array_equal(_row_squares(A.astype(np.float32)), np.sum(A.astype(np.float32) ** 2, 1))
