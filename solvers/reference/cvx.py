@@ -95,7 +95,9 @@ def cvx_solve(problem: Problem, gram: GramForm | None, solver: str = "CLARABEL")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "inaccurate" is recorded in the status instead
-            prob.solve(solver=solver, **opts)
+            # no parameters: the DPP path would only build a parameter tensor of the 1M-entry P
+            # (lasso-paper: 0.22 s → 0.18 s to compile; the solver gets the same data, the same bits)
+            prob.solve(solver=solver, ignore_dpp=True, **opts)
         status = str(prob.status)
     except (cp.error.SolverError, ValueError, ArithmeticError) as exc:
         return CvxResult(None, solver, f"error: {exc}", time.perf_counter() - start)
