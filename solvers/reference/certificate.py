@@ -130,7 +130,7 @@ def _abs_product(A, v: np.ndarray) -> np.ndarray:
     iterations): each block is formed in one cache-sized buffer.  It only enters the residuals'
     rounding bound, whose factor 4ε covers this product's own rounding however it is blocked.
     """
-    if issparse(A):
+    if issparse(A) or A.dtype != np.float64:
         return np.asarray(abs(A) @ v).ravel()
     out = np.empty(A.shape[0])
     buf = np.empty((min(ABS_ROWS, A.shape[0]), A.shape[1]))
