@@ -28,7 +28,15 @@ def _dispatch(args) -> int:  # noqa: ANN001 - argparse.Namespace
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``fcocheck`` console script."""
+    """Entry point of the ``fcocheck`` console script: Ctrl-C at any moment (imports too) exits 130."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:  # Ctrl-C anywhere: finished work is in the store or the output files
+        print("fcocheck: interrupted (Ctrl-C); what finished is kept", file=sys.stderr)
+        return 130
+
+
+def _run(argv: list[str] | None) -> int:
     from fcocheck.reports.parsers import build_parser
     from fcocheck.solvers.errors import CertificationError, FcocheckError, InterruptedRunError
     from fcocheck.solvers.files import WriteFailedError
@@ -42,9 +50,6 @@ def main(argv: list[str] | None = None) -> int:
         return _dispatch(args)
     except InterruptedRunError as exc:
         print(f"fcocheck: interrupted: {exc}", file=sys.stderr)
-        return 130
-    except KeyboardInterrupt:  # Ctrl-C anywhere else: finished work is in the store or the output files
-        print("fcocheck: interrupted (Ctrl-C); what finished is kept", file=sys.stderr)
         return 130
     except FcocheckError as exc:
         print(f"fcocheck: error: {exc}", file=sys.stderr)

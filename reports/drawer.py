@@ -26,7 +26,7 @@ class Drawer:
         if background:
             from fcocheck.verify.sweep.executors import start_helpers
 
-            start_helpers()  # the drawing process ignores Ctrl-C; the driver ends it
+            start_helpers()  # the drawing process never sees Ctrl-C; the driver ends it
         self._pool = ProcessPoolExecutor(1, mp_context=mp.get_context("forkserver")) if background else None
         self._pending: list[Future] = []
 
@@ -34,7 +34,10 @@ class Drawer:
         """Draw ``fig`` into ``out`` (now or in the background); returns its stem."""
         if self._pool is None:
             return draw(fig, out)[0].stem
-        self._pending.append(self._pool.submit(draw, fig, out))
+        from fcocheck.verify.sweep.executors import sigint_deferred
+
+        with sigint_deferred():  # the drawing process is never cut in half while it starts
+            self._pending.append(self._pool.submit(draw, fig, out))
         return fig.stem
 
     def wait(self) -> None:

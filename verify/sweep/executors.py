@@ -20,7 +20,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any
@@ -89,31 +89,56 @@ def cores() -> int:
 
 
 @contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """SIGINT ignored while helper processes start (they inherit it; no effect off the main thread)."""
+def _sigint_blocked() -> Iterator[None]:
+    """SIGINT blocked in this thread while a helper process starts: the helper inherits the mask.
+
+    The driver loses no Ctrl-C: one arriving in the window stays pending until the mask is restored,
+    or reaches another of the driver's threads, whose handler still raises ``KeyboardInterrupt`` in the
+    main thread.  (Ignoring SIGINT instead, the other way to hand it down, would drop it.)
+    """
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
-        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except ValueError:  # not the main thread
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+@contextmanager
+def sigint_deferred() -> Iterator[None]:
+    """A Ctrl-C arriving inside the block acts at its end, never in its middle.
+
+    Starting a pool worker is a conversation with the forkserver (connect, send descriptors, send the
+    pickled start-up data); a driver that dies half-way leaves a child that prints a traceback on the
+    caller's terminal.  Off the main thread (where no handler can be set) this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
+    caught: list[int] = []
+    old = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, old)
+    if caught and callable(old):
+        old(signal.SIGINT, None)
+    elif caught and old == signal.SIG_DFL:
+        signal.raise_signal(signal.SIGINT)
 
 
 def start_helpers() -> None:
-    """Start the forkserver and the resource tracker with SIGINT ignored.
+    """Start the resource tracker and the forkserver so that Ctrl-C reaches only the driver.
 
     Ctrl-C in a terminal signals the whole process group.  A forkserver still importing its preload
-    would die with a traceback, and pool workers would die mid-task and be re-run as crashes; with
-    SIGINT ignored in the helpers (and so in every worker they fork), only the driver sees it, and it
-    stops the workers itself (``Pool.abort``) and exits 130.
+    would die with a traceback, and pool workers would die mid-task and be re-run as crashes; started
+    with SIGINT blocked, the forkserver (and so every worker it forks) never receives it (the resource
+    tracker blocks and ignores it itself), only the driver does, and the driver stops the workers
+    (``Pool.abort``) and exits 130.
     """
     from multiprocessing import forkserver, resource_tracker
 
-    with _sigint_ignored():
-        resource_tracker.ensure_running()
+    resource_tracker.ensure_running()
+    with _sigint_blocked():
         forkserver.ensure_running()
 
 
@@ -175,7 +200,7 @@ class Pool:
                 if suspects and not pending:
                     item = suspects.pop(0)
                     try:
-                        fut = self._ex.submit(fn, item)
+                        fut = self._submit(fn, item)
                     except (BrokenProcessPool, OSError):  # broken before the item ran: not its fault
                         self._restart()
                         suspects.insert(0, item)
@@ -193,7 +218,7 @@ class Pool:
                     if item is _END:
                         break
                     try:
-                        pending[self._ex.submit(fn, item)] = item
+                        pending[self._submit(fn, item)] = item
                     except (BrokenProcessPool, OSError):
                         # a worker died and the pool broke before it said so (CPython can raise
                         # OSError "handle is closed" here): in flight and this item become suspects
@@ -217,19 +242,24 @@ class Pool:
                     suspects += list(pending.values())
                     pending.clear()
                     self._restart()
-        except KeyboardInterrupt:  # the workers ignore SIGINT: stop them here, then let it end the command
+        except KeyboardInterrupt:  # the workers never see SIGINT: stop them here, then let it end the command
             self.abort()
             raise
         finally:
             for fut in pending:
                 fut.cancel()
 
+    def _submit(self, fn: Callable[[Any], Any], item: Any) -> Future:
+        """Hand ``item`` to the pool; a worker it starts is never cut in half by Ctrl-C."""
+        with sigint_deferred():
+            return self._ex.submit(fn, item)
+
     def _restart(self) -> None:
         self._ex.shutdown(wait=False, cancel_futures=True)
         self._ex = self._start()
 
     def abort(self) -> None:
-        """Stop now: terminate the workers (Ctrl-C; they ignore SIGINT, the driver decides)."""
+        """Stop now: terminate the workers (Ctrl-C; they never see SIGINT, the driver decides)."""
         procs = list(getattr(self._ex, "_processes", {}).values())  # no public handle on the workers
         self._ex.shutdown(wait=False, cancel_futures=True)
         for p in procs:
