@@ -50,6 +50,7 @@ def second_moment(X, omega: np.ndarray, intercept: bool) -> LinearOperator | np.
 
 #: a client with at most this many rows gets λ_max from its rows' n × n Gram matrix (exact, dense)
 SMALL_GRAM_ROWS = 1500
+START_SEED = 20240917  # Lanczos's start vector: fixed, so L is the same bits in every process
 
 
 def top_second_moment(X, omega: np.ndarray, intercept: bool) -> float:
@@ -71,7 +72,12 @@ def top_second_moment(X, omega: np.ndarray, intercept: bool) -> float:
 
 
 def top_eigenvalue(op: LinearOperator | np.ndarray) -> float:
-    """Largest eigenvalue of a symmetric PSD operator (dense eigvalsh when small)."""
+    """Largest eigenvalue of a symmetric PSD operator (dense eigvalsh when small).
+
+    Lanczos starts from a fixed pseudo-random vector (``START_SEED``), not from ARPACK's own
+    generator, whose state moves with every call in the process: with it, L's last bits (and so
+    every step size built on it) depended on which solves had run before in the same worker.
+    """
     n = op.shape[0]
     if isinstance(op, np.ndarray):
         return float(np.linalg.eigvalsh(op)[-1])
@@ -80,7 +86,8 @@ def top_eigenvalue(op: LinearOperator | np.ndarray) -> float:
         return float(np.linalg.eigvalsh(0.5 * (dense + dense.T))[-1])
     from scipy.sparse.linalg import eigsh
 
-    return float(eigsh(op, k=1, which="LA", tol=1e-10, return_eigenvectors=False)[0])
+    v0 = np.random.default_rng(START_SEED).uniform(-1.0, 1.0, n)
+    return float(eigsh(op, k=1, which="LA", tol=1e-10, v0=v0, return_eigenvectors=False)[0])
 
 
 def client_smoothness(problem: Problem, m: int) -> float:

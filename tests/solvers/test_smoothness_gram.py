@@ -26,6 +26,20 @@ def test_small_gram_equals_the_operator_dense_and_sparse_with_and_without_interc
     assert abs(with_intercept - without) > 1e-9 * without  # the tolerance the equality above uses
 
 
+def test_the_lanczos_top_eigenvalue_is_the_same_bits_whatever_ran_before():
+    """ARPACK's own start moves with every call: a fixed start makes L reproducible in any worker."""
+    from scipy.sparse.linalg import aslinearoperator, eigsh
+
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((600, 500))
+    op = aslinearoperator(A.T @ A / 600)  # 500 > the dense cut: Lanczos
+    first = top_eigenvalue(op)
+    moved = [float(eigsh(op, k=1, which="LA", tol=1e-10, return_eigenvectors=False)[0]) for _ in range(4)]
+    assert len({v.hex() for v in moved}) > 1  # the check can fail: without a start the bits move
+    assert top_eigenvalue(op) == first
+    assert abs(first - np.linalg.eigvalsh(A.T @ A / 600)[-1]) <= 1e-9 * first
+
+
 def test_global_smoothness_is_computed_once_per_problem(monkeypatch):
     """The memo returns the uncached value, once per problem object, and never another problem's."""
     from fcocheck.solvers import smoothness
