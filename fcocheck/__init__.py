@@ -31,7 +31,7 @@ _PUBLIC = {
     "Card": "fcocheck.solvers.card",
     "register_card": "fcocheck.solvers.algorithms",
     "Claim": "fcocheck.verify.claim",
-    "judge_claim": "fcocheck.verify.claim",
+    "judge_claim": "fcocheck.verify.claim_judge",
     "UserAlgorithm": "fcocheck.verify.user",
     "run_suite": "fcocheck.verify.suite",
     "FcocheckError": "fcocheck.solvers.errors",

@@ -34,7 +34,8 @@ class ClaimGroup:
 
     def __post_init__(self) -> None:
         """A group that cannot be judged as stated is a clean error, naming the rule."""
-        from fcocheck.verify.claim import InvalidClaimError, check_name
+        from fcocheck.verify.claim import InvalidClaimError
+        from fcocheck.verify.claim_check import check_name
 
         check_name(self.name)
         names = [c.name for c in self.claims]
@@ -50,10 +51,13 @@ class ClaimGroup:
         """Every claim's verdicts (each reason naming its law) and what each measured, and the figure.
 
         The figure draws every judged claim's series on one set of axes, each against its own coordinate
-        (η_l, K − 1, η_g …: ``verify.claim.law_x``); a claim that could not be judged draws nothing.
+        (η_l, K − 1, η_g …: ``verify.claim_expr.law_x``); a claim that could not be judged draws nothing.
         """
         from fcocheck.solvers.readable import readable_name
-        from fcocheck.verify.claim import LAW, ROWS, judge, law_x, plot
+        from fcocheck.verify.claim import LAW
+        from fcocheck.verify.claim_expr import law_x
+        from fcocheck.verify.claim_judge import judge
+        from fcocheck.verify.claim_text import ROWS, plot
         from fcocheck.verify.experiments.base import plot_spec
 
         verdicts, measured, series, ylabels, xlabels = [], {}, [], [], []

@@ -87,9 +87,9 @@ def pep_specs(c: Any, B: float) -> list[Any] | str:
         return cls
     if METHODS[name].smooth_only and cls["psi"] != "zero":
         return f"{name} has no step for ψ and the class has λ > 0 (the rule: lam = 0 for a ψ-free method)"
-    from fcocheck.verify.claim import _is_expression, own_constants
+    from fcocheck.verify.claim_expr import is_expression, own_constants
 
-    tuned = sorted(k for k, v in c.hp.items() if _is_expression(v))
+    tuned = sorted(k for k, v in c.hp.items() if is_expression(v))
     if tuned:
         return f"hyper-parameters {tuned} are expressions (set per instance); the PEP needs numbers"
     if own_constants(c):
@@ -114,7 +114,7 @@ def worst_case(c: Any, B: float) -> tuple[Verdict, list[dict[str, Any]]]:
     """The claim's worst-case verdict and its rows (R, W(R), b(R), W/b) — module docstring."""
     from fcocheck.rates.worstcase.solve import worst_case as solve
     from fcocheck.rates.worstcase.tightness import tightness_verdict
-    from fcocheck.verify.claim import evaluate_bound
+    from fcocheck.verify.claim_expr import evaluate_bound
 
     specs = pep_specs(c, B)
     if isinstance(specs, str):

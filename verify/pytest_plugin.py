@@ -113,7 +113,7 @@ class ClaimItem(EvidenceItem):
     def runtest(self) -> None:
         """Judge the claim; fail with the verdicts' reasons (an inconclusive one says what to widen)."""
         from fcocheck.rates.verdict import combine
-        from fcocheck.verify.claim import judge
+        from fcocheck.verify.claim_judge import judge
 
         verdicts, measured = judge(self.claim)
         status, oc = combine(verdicts), verdicts[0].evidence.get("oc", {})

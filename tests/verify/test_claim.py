@@ -1,4 +1,4 @@
-"""A user's rate claim (verify/claim.py): judged across instances, on what was resolved, with its power.
+"""A user's rate claim (verify/claim*.py): judged across instances, on what was resolved, with its power.
 
 Each direction of the rule is shown on real runs: a violated claim fails, legal curves that look unusual
 (faster than the bound, reaching rounding) do not, and a claim that cannot be judged as stated is a clean
@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from fcocheck.rates.oc import resolved_prefix
-from fcocheck.verify.claim import Claim, InvalidClaimError, judge, judge_measured
+from fcocheck.verify.claim import Claim, InvalidClaimError
+from fcocheck.verify.claim_judge import judge, judge_measured
 
 ROUNDS = [10, 20, 40, 80, 160, 320, 640]
 HOMOGENEOUS = ("quadratics", {"mu": 0.5, "zeta": 0.0, "d": 10})
@@ -262,7 +263,7 @@ def test_a_law_is_judged_by_its_exponent_in_the_swept_name(law, status):
 def test_hyper_parameters_options_pass_through_and_expressions_follow_their_names():
     """A one-word text or a boolean is an option (DANE's local solver, SVRG's sampling); an expression may
     use another hyper-parameter, K or R, in whatever order the claim lists them."""
-    from fcocheck.verify.claim import point
+    from fcocheck.verify.claim_expr import point
 
     c = Claim("hp", method="feddualavg", bound="K/R", along=("rounds", [10, 20, 40, 80]),
               hp={"eta_c": "0.1*local_steps", "local_steps": "R/5", "local_solver": "gd", "flag": True})
@@ -277,7 +278,7 @@ def test_what_of_a_curve_a_claim_measures():
     """last, mean, tail_mean (the last half by default, or the claim's ``tail``: a steady state),
     last_step_mean (a per-step metric's last step over the rounds), and the squared proximal-gradient
     norm derived from its metric."""
-    from fcocheck.verify.claim import curve, statistic
+    from fcocheck.verify.claim_measure import curve, statistic
 
     c = Claim("s", method="fedcanon", bound="1/b", along=("b", [1, 2, 4, 8]))
     g = np.arange(1.0, 11.0)
@@ -317,7 +318,7 @@ def test_a_negative_control_must_be_rejected_by_the_claims_own_rule():
 def test_a_measure_that_vanishes_at_zero_is_checked_there_and_its_violations_fail():
     """``vanishes``: the rule passes values far below the smallest point's (legal, however small or
     uneven), and rejects the measure kept at 0 on every instance, on one, or just above the tolerance."""
-    from fcocheck.verify.claim import VANISH
+    from fcocheck.verify.claim_judge import VANISH
     from fcocheck.verify.experiments.judge import vanishes
 
     small = np.array([2e-6, 7e-7, 5e-5])
@@ -335,11 +336,11 @@ def test_the_regulariser_floor_vanishes_at_lambda_zero_on_real_runs():
     """FedCanon's floor-λ claim: its λ = 0 runs are judged (≤ 10⁻³ of λ = 0.003's floor on each drawn
     instance), and the same rule rejects FedAvg with a prox at the server, whose floor at λ = 0 is its
     own drift floor (a method the claim is not about: the check has teeth on real runs)."""
-    from fcocheck.verify.claim import VANISH, vanishing
+    from fcocheck.verify.claim_judge import VANISH, vanishing
     from fcocheck.verify.paper_claims import CLAIMS
 
     c = CLAIMS["fedcanon-floor-lambda"]
-    from fcocheck.verify.claim import measure
+    from fcocheck.verify.claim_measure import measure
 
     m = measure(c, 0)
     measured: dict = {}
@@ -355,7 +356,7 @@ def test_an_unresolved_instance_is_redrawn_from_the_study_seeds_own_stream(monke
     """``redraw``: an instance with a point within its resolution (a floor of exactly 0) is replaced by
     a draw from the study seed's own stream, the replaced seed reported; without ``redraw`` it stays
     (its sweep is cut instead); when the redraws run out, the claim is inconclusive, naming them."""
-    from fcocheck.verify import claim as claim_mod
+    from fcocheck.verify import claim_judge, claim_measure
     from fcocheck.verify.experiments.base import REPLACEMENT_BASE
 
     c = Claim("r", method="feddualavg", bound="1/R", along=("rounds", [4, 8, 16, 32]), problem=HOMOGENEOUS,
@@ -365,25 +366,25 @@ def test_an_unresolved_instance_is_redrawn_from_the_study_seeds_own_stream(monke
     def fake(cl, s):  # noqa: ANN001, ANN202
         g = np.zeros((1, 4)) if s in unresolved else np.array([[1.0, 0.5, 0.25, 0.125]]) * (1 + s % 7)
         bound = np.array([0.25, 0.125, 0.0625, 0.03125])
-        return claim_mod._Row(g, np.full(4, 1e-12), bound, 1.0, np.zeros(4))
+        return claim_measure._Row(g, np.full(4, 1e-12), bound, 1.0, np.zeros(4))
 
-    monkeypatch.setattr(claim_mod, "measure_instance", fake)
-    m = claim_mod.measure(dataclasses.replace(c, redraw=1), 0)  # one replacement allowed, one needed
+    monkeypatch.setattr(claim_measure, "measure_instance", fake)
+    m = claim_measure.measure(dataclasses.replace(c, redraw=1), 0)  # one replacement allowed, one needed
     assert m.seeds == [0, REPLACEMENT_BASE, 2] and m.skipped == [1]
-    assert claim_mod.measure(c, 0).seeds == [0, 1, 2]  # no redraw: kept
+    assert claim_measure.measure(c, 0).seeds == [0, 1, 2]  # no redraw: kept
     unresolved.update(range(10**7))  # nothing resolves
-    v = claim_mod.judge(dataclasses.replace(c, redraw=2), 0)[0][0]
+    v = claim_judge.judge(dataclasses.replace(c, redraw=2), 0)[0][0]
     assert v.status == "inconclusive" and "3 draws rejected" in v.reason
     assert "2 replacements allowed" in v.reason
     with pytest.raises(InvalidClaimError, match="redraw = -1; the rule is an integer ≥ 0"):
-        claim_mod.judge(dataclasses.replace(c, redraw=-1))
+        claim_judge.judge(dataclasses.replace(c, redraw=-1))
 
 
 def test_a_laws_control_is_rejected_on_each_instance_not_by_one_pooled_interval():
     """A law's negative control is judged on each instance (``law_each``): slopes 2.4, 3.7 and 7.6 are
     each far from 0, though a t interval over three slopes (2 dof) is too wide to reject 0; the same
     rule accepts flat rows (legal), and rows flat on one instance (the control must not pass there)."""
-    from fcocheck.verify.claim import law_each
+    from fcocheck.verify.claim_judge import law_each
 
     c = Claim("law0", method="fedcanon", bound="1", sense="Θ", along=("problem.zeta", [0.5, 1, 2, 4, 8]))
     z = np.array([0.5, 1, 2, 4, 8])
@@ -391,7 +392,7 @@ def test_a_laws_control_is_rejected_on_each_instance_not_by_one_pooled_interval(
     growing = np.array([z**2.4, z**3.7, z**7.6]) * np.exp(0.01 * rng.standard_normal((3, 5)))
     fl, b = np.zeros((3, 5)), np.ones((3, 5))
     assert law_each(c, growing[:, None, :], fl, b, 0, [0, 1, 2]).status == "inconsistent"
-    from fcocheck.verify.claim import judge_data
+    from fcocheck.verify.claim_judge import judge_data
 
     pooled = judge_data(c, growing[:, None, :], fl, b, 0)[0]
     assert pooled.status != "inconsistent" and "wider" in pooled.reason, pooled.reason
@@ -406,7 +407,8 @@ def test_a_law_in_an_expression_of_the_swept_name_is_fitted_against_it():
     """A bound C·u^p with u an expression in the swept name ((K − 1)²) is a law along u: data ∝ (K − 1)²
     pass (also with instance constants and 1% noise); data ∝ K² — the same exponent in the wrong
     coordinate — and ∝ (K − 1)^1.5 fail; a bound that is no such power is a clean error."""
-    from fcocheck.verify.claim import judge_data, law_coordinate, law_x
+    from fcocheck.verify.claim_expr import law_coordinate, law_x
+    from fcocheck.verify.claim_judge import judge_data
 
     c = Claim("k1", method="fedcanon", bound="C*(K - 1)**2", along=("local_steps", [2, 3, 5, 9]), sense="Θ")
     p, u = law_coordinate(c)
@@ -433,7 +435,7 @@ def test_a_law_in_an_expression_of_the_swept_name_is_fitted_against_it():
 def test_where_a_measure_must_vanish_is_the_zero_of_its_bound():
     """λ² → λ = 0; (K − 1)² → K = 1 (an integer for an integer sweep); an upper bound along a shrinking
     direction → 0; a law whose coordinate has no zero is a clean error."""
-    from fcocheck.verify.claim import vanishing_point
+    from fcocheck.verify.claim_expr import vanishing_point
     from fcocheck.verify.paper_claims import CLAIMS
 
     assert vanishing_point(CLAIMS["fedcanon-floor-lambda"]) == 0.0
@@ -475,46 +477,46 @@ def test_a_sweep_of_rounds_read_off_one_run_has_the_bits_of_separate_runs(monkey
     """``prefixes``: R's first rounds of one long run are the run of R rounds (noise, minibatches and
     control variates included), so the claim's numbers are the same bits either way; a step tuned to R
     (an expression) runs each R on its own."""
-    from fcocheck.verify import claim as claim_mod
+    from fcocheck.verify import claim_measure
 
     c = Claim("p", method=method, bound="1/R", along=("rounds", (5, 9, 17, 30)), hp=hp, oracle=oracle,
               repeats=2 if oracle != "exact" else 1, measure="gap_avg", problem=problem, statistic=stat)
-    assert claim_mod.prefixes(c)
+    assert claim_measure.prefixes(c)
     step = next(iter(hp))
-    assert not claim_mod.prefixes(dataclasses.replace(c, hp={**hp, step: "0.05*sqrt(10/R)"}))
-    assert not claim_mod.prefixes(dataclasses.replace(c, statistic="last_step_mean"))
-    one = claim_mod.measure_instance(c, 3)
-    monkeypatch.setattr(claim_mod, "prefixes", lambda _: False)
-    assert np.array_equal(one.G, claim_mod.measure_instance(c, 3).G)
+    assert not claim_measure.prefixes(dataclasses.replace(c, hp={**hp, step: "0.05*sqrt(10/R)"}))
+    assert not claim_measure.prefixes(dataclasses.replace(c, statistic="last_step_mean"))
+    one = claim_measure.measure_instance(c, 3)
+    monkeypatch.setattr(claim_measure, "prefixes", lambda _: False)
+    assert np.array_equal(one.G, claim_measure.measure_instance(c, 3).G)
 
 
 def test_vanishing_compares_with_the_nearest_resolved_point_and_reads_a_resolved_zero_as_zero(monkeypatch):
     """A point within its resolution is not compared with: the nearest resolved one is; a value at the
     bound's zero within its own resolution counts as 0 (legal); no resolved point: inconclusive."""
-    from fcocheck.verify import claim as claim_mod
+    from fcocheck.verify import claim_judge, claim_measure
 
     c = Claim("v", method="fedcanon", bound="lam**2", sense="Θ", direction="shrinks", vanishes=True,
               along=("problem.lam", (0.01, 0.02, 0.04, 0.08)))
 
     def at_zero(G0, F0):  # noqa: ANN001, ANN202
-        return lambda cl, seed, seeds: claim_mod.Measurement(  # noqa: ARG005
+        return lambda cl, seed, seeds: claim_measure.Measurement(  # noqa: ARG005
             np.asarray(G0, dtype=float)[:, None, None], np.asarray(F0, dtype=float)[:, None],
             np.ones((3, 1)), 0.0, np.zeros((3, 1)), list(seeds), [])
 
     G = np.array([[1e-9, 4e-6, 1.6e-5, 6.4e-5]] * 3)[:, None, :]
     floor = np.array([[1e-8, 1e-8, 1e-8, 1e-8]] * 3)  # the smallest λ's value is within its resolution
-    monkeypatch.setattr(claim_mod, "measure", at_zero([1e-9, 2e-9, 3e-9], [1e-8] * 3))
-    v = claim_mod.vanishing(c, G, 0, {"seeds": [0, 1, 2]}, floor)
+    monkeypatch.setattr(claim_judge, "measure", at_zero([1e-9, 2e-9, 3e-9], [1e-8] * 3))
+    v = claim_judge.vanishing(c, G, 0, {"seeds": [0, 1, 2]}, floor)
     assert v.status == "consistent" and "/ at λ = 0.02" in v.reason, v.reason  # nearest resolved: 0.02
-    monkeypatch.setattr(claim_mod, "measure", at_zero([1e-9, 4e-6, 3e-9], [1e-12] * 3))
-    assert claim_mod.vanishing(c, G, 0, {"seeds": [0, 1, 2]}, floor).status == "inconsistent"
-    assert claim_mod.vanishing(c, G, 0, {"seeds": [0, 1, 2]}, np.ones((3, 4))).status == "inconclusive"
+    monkeypatch.setattr(claim_judge, "measure", at_zero([1e-9, 4e-6, 3e-9], [1e-12] * 3))
+    assert claim_judge.vanishing(c, G, 0, {"seeds": [0, 1, 2]}, floor).status == "inconsistent"
+    assert claim_judge.vanishing(c, G, 0, {"seeds": [0, 1, 2]}, np.ones((3, 4))).status == "inconclusive"
 
 
 def test_equivalent_laws_read_the_same_and_a_group_that_cannot_be_judged_is_refused():
     """(1 − K)² is (K − 1)²; K·(K − 1) is a law of exponent 1 in its own product; a group needs two
     claims with distinct names of its theorem; a non-claim in ``fcocheck_claims`` is a clean error."""
-    from fcocheck.verify.claim import law_coordinate, law_x
+    from fcocheck.verify.claim_expr import law_coordinate, law_x
     from fcocheck.verify.claim_group import ClaimGroup
     from fcocheck.verify.experiments import register_claim
 
@@ -574,10 +576,10 @@ def test_a_compound_coordinates_violations_read_as_powers():
 def test_a_one_letter_swept_name_is_checked_as_that_name_only():
     """SVRG's ``m`` swept with ``h`` an expression: the method's complaint about the missing h names no
     ``m`` (the letter is in "parameter"), so it is not the sweep's error; a bad m is, naming the rule."""
-    from fcocheck.verify.claim import _check
+    from fcocheck.verify.claim_check import check
 
     ok = Claim("s", method="svrg", bound="1/m", along=("m", (50, 100, 200, 400)), problem=("ridge", {}),
                hp={"h": "0.2/L"})
-    _check(ok)
+    check(ok)
     with pytest.raises(InvalidClaimError, match=r"along m = 0.5: m = 0.5 is invalid; the rule is an integer"):
-        _check(dataclasses.replace(ok, along=("m", (0.5, 100, 200, 400)), hp={"h": 0.01}))
+        check(dataclasses.replace(ok, along=("m", (0.5, 100, 200, 400)), hp={"h": 0.01}))

@@ -13,7 +13,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from fcocheck.verify.claim import InvalidClaimError, judge, judge_data
+from fcocheck.verify.claim import InvalidClaimError
+from fcocheck.verify.claim_judge import judge, judge_data
 from fcocheck.verify.evidence import IDENTITY_TOL
 from fcocheck.verify.paper_claims.fco_eq_4_5 import CLAIM
 

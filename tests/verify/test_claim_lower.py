@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 
 from fcocheck.rates.fit import phase_rate
-from fcocheck.verify.claim import InvalidClaimError, judge, judge_data, statement_latex
+from fcocheck.verify.claim import InvalidClaimError
+from fcocheck.verify.claim_judge import judge, judge_data
+from fcocheck.verify.claim_text import statement_latex
 from fcocheck.verify.claim_worst import pep_specs
 from fcocheck.verify.paper_claims.fedcanon_pl_rate import GROUP
 
@@ -76,7 +78,7 @@ def test_one_repetition_that_does_not_contract_fails_although_the_mean_does():
 
 
 def test_the_report_states_the_rate_not_the_gap():
-    from fcocheck.verify.claim import measure_text
+    from fcocheck.verify.claim_text import measure_text
 
     assert measure_text(CLAIM).startswith("−log q per round of Φ(w_R) − Φ*")
     assert statement_latex(CLAIM).startswith(r"-\log q\left[\Phi(w_R) - \Phi^\star\right] \gtrsim")

@@ -12,7 +12,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from fcocheck.verify.claim import InvalidClaimError, judge, judge_data, measure, twin_measure
+from fcocheck.verify.claim import InvalidClaimError
+from fcocheck.verify.claim_judge import judge, judge_data
+from fcocheck.verify.claim_measure import measure, twin_measure
 from fcocheck.verify.paper_claims.fco_4_3_variance_m import CLAIM
 
 #: eight instances are enough for the tests' questions (the claim draws 16)

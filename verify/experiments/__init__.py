@@ -21,7 +21,8 @@ def claim_experiment(claim, summary: str = "", needs=None) -> Experiment:  # noq
     """
     from dataclasses import replace
 
-    from fcocheck.verify.claim import design_line, judge, plot, statement_latex
+    from fcocheck.verify.claim_judge import judge
+    from fcocheck.verify.claim_text import design_line, plot, statement_latex
 
     def body(quick: bool, seed: int, instance: tuple | None = None) -> Result:
         c = claim.design(quick)
@@ -44,7 +45,7 @@ def claim_experiment(claim, summary: str = "", needs=None) -> Experiment:  # noq
 def group_experiment(group) -> Experiment:  # noqa: ANN001 - a verify.claim_group.ClaimGroup
     """A group of claims (``verify.claim_group``) as one experiment: its claims' verdicts, one figure."""
     from fcocheck.solvers.readable import readable_name
-    from fcocheck.verify.claim import design_line
+    from fcocheck.verify.claim_text import design_line
 
     def body(quick: bool, seed: int) -> Result:
         verdicts, measured = group.judge(seed, quick)
@@ -137,7 +138,8 @@ def not_a_claim(x) -> str:  # noqa: ANN001 - anything
 
 def register_claim(claim) -> Experiment:  # noqa: ANN001 - a verify.claim.Claim
     """A user's claim as an experiment: ``validate`` and the report run it by name, like the papers'."""
-    from fcocheck.verify.claim import Claim, InvalidClaimError, check_name
+    from fcocheck.verify.claim import Claim, InvalidClaimError
+    from fcocheck.verify.claim_check import check_name
 
     if not isinstance(claim, Claim):
         raise InvalidClaimError(not_a_claim(claim))

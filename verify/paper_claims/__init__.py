@@ -2,7 +2,7 @@
 
 A file declares the class the instances are drawn from (generator, stated constants, certificate), the
 method and its hyper-parameters (a tuned step as the theorem's own expression), the bound (the catalog's
-terms), the sweep and its full design.  Nothing in it runs anything: ``verify.claim.judge`` draws the
+terms), the sweep and its full design.  Nothing in it runs anything: ``verify.claim_judge.judge`` draws the
 instances, runs the sweep through the store, judges the bound per instance with its measured size and
 power, and draws the figure — the same path as a user's claim (``fcocheck_claims``).  A law (``Θ``:
 the Lemma 4.5 exponents) is judged by its log–log slope, an upper bound (``≲``: the tuned rates) by its

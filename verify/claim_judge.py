@@ -1,0 +1,312 @@
+"""A claim judged: its rule on the measurement, its controls, where it vanishes, and its worst case."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from fcocheck.rates.oc import MIN_POINTS, bounded_ratio, instance_noise, resolved_prefix
+from fcocheck.rates.verdict import INCONCLUSIVE, INCONSISTENT, Verdict
+from fcocheck.solvers.readable import readable_name
+from fcocheck.verify.claim import IDENTITY, LAW, LOWER, UPPER, Claim
+from fcocheck.verify.claim_check import check, validate
+from fcocheck.verify.claim_expr import law_exponent, law_x, vanishing_point
+from fcocheck.verify.claim_measure import Measurement, measure
+
+
+def judge(c: Claim, seed: int = 0, quick: bool = True) -> tuple[list[Verdict], dict[str, Any]]:
+    """The claim's verdicts and what was measured (at its quick design, or its full one).
+
+    The verdicts: on the drawn instances (with size and power), each negative control
+    (``control_verdicts``), the limits' settling (``statistic="limit"``), the measure where the bound
+    vanishes (``vanishing``), then against the class's worst case where it applies;
+    ``rates.verdict.combine`` of them is the claim's status.  When ``redraw`` cannot draw ``seeds``
+    resolved instances, one inconclusive verdict says so and nothing else is judged.
+    """
+    from fcocheck.verify.claim_worst import worst_case
+
+    c = c.design(quick)
+    validate(c)
+    m = measure(c, seed)
+    if len(m.seeds) < (1 if c.instance is not None else c.seeds):
+        return [_too_few(c, m)], {"seeds": m.seeds, "skipped": m.skipped}
+    v, measured = judge_data(c, m.G, m.floor, m.bound, seed, m.seeds, m.random)
+    if m.skipped:
+        measured["skipped"] = m.skipped
+    verdicts = [v, *control_verdicts(c, m.G, m.floor, m.bound, seed, measured)] if c.controls else [v]
+    if c.statistic == "limit":
+        verdicts.append(settled(m))
+    if c.vanishes:
+        verdicts.append(vanishing(c, m.G, seed, measured, m.floor))
+    if not c.worst:
+        return verdicts, measured
+    w, rows = worst_case(c, m.B)
+    measured["worst_case"] = rows
+    return [*verdicts, w], measured
+
+
+def judge_measured(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any], float]:
+    """The verdict on the drawn instances, what was measured, and the class's B (``judge_data``)."""
+    validate(c)
+    m = measure(c, seed)
+    if len(m.seeds) < c.seeds:
+        return _too_few(c, m), {"seeds": m.seeds, "skipped": m.skipped}, m.B
+    v, measured = judge_data(c, m.G, m.floor, m.bound, seed, m.seeds, m.random)
+    return v, measured, m.B
+
+
+def _too_few(c: Claim, m: Measurement) -> Verdict:
+    """``redraw`` ran out: fewer than ``seeds`` instances resolve every point."""
+    return Verdict(INCONCLUSIVE, "resolution", f"only {len(m.seeds)} of {c.seeds} instances resolve every "
+                   f"point of the sweep: {len(m.skipped)} draws rejected ({m.skipped}), {c.redraw} "
+                   f"replacements allowed; the rule is {c.seeds} — allow more redraws or end the sweep "
+                   "earlier",
+                   {"skipped": m.skipped})
+
+
+def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int = 0,
+               seeds: Sequence[int] | None = None, random: bool = True) -> tuple[Verdict, dict[str, Any]]:
+    """The claim's rule on a measurement (instances × repetitions × points), its resolution and bound.
+
+    Sense ``Θ``: the log–log slope over the resolved points against the bound's exponent (``_law``).
+    Sense ``≲`` — one bound for every instance and one *random* run per point (``random``: oracle noise
+    or the method's own draws): every instance is judged against the same bound, pooled
+    (``rates.oc.bounded_ratio`` with the instances' two-way noise).  Otherwise each instance against its
+    own bound with its own noise — a deterministic run's curve is exact (how two instances' shapes
+    differ is two experiments, not noise), repetitions give their spread — on the points it resolves,
+    with 1/S of the false-alarm budget (``verify.experiments.judge.bound_instances``).  Sense ``≳``: the
+    same rule on the reciprocals (``_lower``).  Sense ``=``: every run at every point within the
+    tolerance (``_identity``).
+    """
+    from fcocheck.verify.experiments.judge import bound_instances
+
+    if c.sense == LOWER:
+        return _lower(c, G3, floor, b, seed, seeds, random)
+    if c.sense == IDENTITY:
+        return _identity(c, G3, b), _measured(c, G3, floor, b, seed, seeds)
+    G = G3.mean(axis=1)
+    x = np.asarray(c.along[1], dtype=float)
+    if c.direction == "shrinks":
+        x = 1.0 / x
+    order = np.argsort(x)
+    name = c.symbols()["name"]
+    shown = ("1/" if c.direction == "shrinks" else "") + readable_name(name)  # the judged coordinate
+    pooled = _one_bound(c, b) and random
+    measured = _measured(c, G3, floor, b, seed, seeds)
+    kept = resolved_prefix(G[:, order], floor[:, order])
+    if kept < len(order):
+        measured["unresolved_from"] = float(c.along[1][order[kept]])
+    if not pooled and c.sense == UPPER:
+        Y = G3 if c.repeats > 1 else G
+        v = bound_instances(x[order], b[:, order], Y[..., order], seed=seed, label=shown,
+                            floor=floor[:, order], deterministic=c.repeats == 1 and not random)
+        return v, measured
+    if kept < MIN_POINTS:
+        where = f"{name} = {c.along[1][order[kept]]:g}"
+        reason = (f"an instance's measurement is unresolved from {where} (≤ {float(floor.max()):.1e}, 10³× "
+                  f"its reference's certificate, or not positive): {kept} resolved points; the rule is ≥ "
+                  f"{MIN_POINTS} — end the sweep earlier")
+        return Verdict(INCONCLUSIVE, "resolution", reason, {}), measured
+    order = order[:kept]
+    if c.sense == LAW:
+        along = np.asarray(c.along[1], dtype=float)[order]
+        return _law(c, G3[..., order], along, seed, measured), measured
+    # one row per instance: the rule averages log ratios (each instance's constant cancels from a slope)
+    v = bounded_ratio(x[order], b[0, order], G[:, order], seed=seed, label=shown,
+                      noise=instance_noise(G[:, order]))
+    return v, measured
+
+
+def _identity(c: Claim, G3: np.ndarray, b: np.ndarray) -> Verdict:
+    """An identity: the largest measure over every run and point at most the tolerance ``bound``.
+
+    Not a rate, so nothing is resolved away: a residual of exactly 0 holds, a non-finite one breaks it.
+    Power: a residual 10× the tolerance is rejected (``verify.experiments.judge.identity``); on real runs,
+    the claim's controls must break it.
+    """
+    from fcocheck.verify.experiments.judge import identity
+
+    worst = float(np.max(G3)) if G3.size and np.all(np.isfinite(G3)) else float("inf")
+    S, runs, P = G3.shape
+    return identity(worst, float(b.flat[0]), f"{c.measure}, the largest over {S} instance(s) × {runs} "
+                    f"run(s) × {P} points")
+
+
+def _lower(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int,
+           seeds: Sequence[int] | None, random: bool) -> tuple[Verdict, dict[str, Any]]:
+    """A lower bound y ≳ b judged as 1/y ≲ 1/b by the upper rule, its size and power (a time constant).
+
+    Its violations are the upper rule's on the reciprocals: along a growing 1/b, a time constant growing
+    like (1/b)^1.2 … 1.5 — a rate vanishing like b^1.2 … 1.5, faster than the bound allows.  A run that
+    does not contract (any repetition's −log q ≤ 0, ``statistic="rate"``) fails the bound outright.  A
+    point not measured on some instance (no rate, or y within its resolution) is never cut from the
+    sweep — the small-bound end is where a lower bound fails — the verdict is inconclusive, naming it.
+    What is measured is reported as measured (y and b), the judged ratio named.
+    """
+    measured = _measured(c, G3, floor, b, seed, seeds)
+    name = readable_name(c.symbols()["name"])
+    if c.statistic == "rate":
+        stalled = ~np.isnan(G3) & (G3 <= 0)
+        if stalled.any():
+            i, k, j = (int(x[0]) for x in np.nonzero(stalled))
+            s = seeds[i] if seeds is not None else seed + i
+            reason = (f"no contraction: −log q = {G3[i, k, j]:.3g} ≤ 0 on instance {s} at {name} = "
+                      f"{c.along[1][j]:g}, where the bound {c.bound_text()} is {b[i, j]:.3g} > 0")
+            return Verdict(INCONSISTENT, "lower bound", reason, {"rate": float(G3[i, k, j])}), measured
+    missing = ~np.all(G3 > floor[:, None, :], axis=(0, 1))  # nan compares False: not measured
+    if missing.any():
+        where = ", ".join(f"{v:g}" for v in np.asarray(c.along[1])[missing])
+        why = "no linear phase of 3 points, or" if c.statistic == "rate" else "at or below"
+        reason = (f"not measured at {name} = {where} on some instance ({c.statistic} of {c.measure}: {why} "
+                  "its resolution); a lower bound is judged on the whole sweep, its small-bound end "
+                  "included — run longer, or start further from the optimum")
+        return Verdict(INCONCLUSIVE, "resolution", reason, {}), measured
+    v, upper = judge_data(replace(c, sense=UPPER), 1.0 / G3, np.zeros_like(floor), 1.0 / b, seed, seeds,
+                          random)
+    measured.update({k: x for k, x in upper.items() if k not in measured}, judged="bound / measured ≲ 1")
+    return replace(v, rule=f"{v.rule} (1/y ≲ 1/bound)"), measured
+
+
+def _one_bound(c: Claim, b: np.ndarray) -> bool:
+    """One bound for every run: every instance's the same to 10⁻⁹ relative, one run per point.
+
+    Two instances' measured μ of one class's 0.1 may differ in their last bits.
+    """
+    return c.repeats == 1 and bool(np.allclose(b, b[:1], rtol=1e-9, atol=0.0))
+
+
+def _measured(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int,
+              seeds: Sequence[int] | None) -> dict[str, Any]:
+    """What was measured, in the claim's own terms.
+
+    The sweep, the bound (one row when every instance shares it), the instances' means, their
+    resolution, the seeds (and each repetition).
+    """
+    G = G3.mean(axis=1)
+    out = {"along": list(c.along[1]), "bound": (b[0] if _one_bound(c, b) else b).tolist(),
+           "mean": G.mean(axis=0).tolist(), "instances": G.tolist(), "resolution": floor.tolist(),
+           "seeds": list(seeds) if seeds is not None else [seed + i for i in range(G.shape[0])]}
+    if c.repeats > 1:
+        out["repetitions"] = G3.tolist()
+    return out
+
+
+def settled(m: Measurement) -> Verdict:
+    """``statistic="limit"``: every resolved point's limit settled (residual ≤ ``LIMIT_TOL``)."""
+    from fcocheck.rates.threshold import at_most
+    from fcocheck.verify.experiments.judge import identity
+    from fcocheck.verify.experiments.limits import LIMIT_DOUBLINGS, LIMIT_TOL
+
+    resolved = m.G.mean(axis=1) > m.floor
+    worst = float(m.residual[resolved].max()) if resolved.any() else 0.0
+    if at_most(worst, LIMIT_TOL):
+        return identity(worst, LIMIT_TOL, "lim Φ(ŵ_R) reached (tail R/2…R vs 3R/4…R) at every resolved point")
+    return Verdict(INCONCLUSIVE, "limit reached", f"a limit had not settled after {LIMIT_DOUBLINGS} "
+                   f"doublings of R: residual {worst:.2e} (rule ≤ {LIMIT_TOL:g}); no floor measured")
+
+
+#: ``Claim.vanishes``: the measure where the bound vanishes, relative to its value at the nearest point
+VANISH = 1e-3
+
+
+def vanishing(c: Claim, G3: np.ndarray, seed: int, measured: dict[str, Any],
+              floor: np.ndarray | None = None) -> Verdict:
+    """``Claim.vanishes``: the measure where the bound vanishes is ≤ ``VANISH`` × its value nearest it.
+
+    The same instances are run at the bound's zero (``vanishing_point``; the bound is not evaluated there:
+    it is 0 by the claim); each must vanish — a value within its resolution (``floor``: a gap within its
+    reference's certificate) counts as 0.  It is compared with the nearest point of the sweep that every
+    instance resolves (none: inconclusive).  Power (``verify.experiments.judge.vanishes``): the measure
+    kept there on every instance, or on one, is rejected.
+    """
+    from fcocheck.verify.experiments.judge import vanishes
+
+    v0 = vanishing_point(c)
+    at_zero = replace(c, along=(c.along[0], (v0,)), bound=1, controls={}, full={}, vanishes=False)
+    seeds = measured.get("seeds", [seed + i for i in range(G3.shape[0])])
+    m0 = measure(at_zero, seed, seeds)
+    zero = m0.G.mean(axis=1)[:, 0]
+    measured["at_zero"] = zero.tolist()
+    G = G3.mean(axis=1)
+    F = np.zeros_like(G) if floor is None else floor
+    resolved = [j for j in range(G.shape[1]) if np.all((G[:, j] > F[:, j]) & (G[:, j] > 0))]
+    name = readable_name(c.symbols()["name"])
+    if not resolved:
+        return Verdict(INCONCLUSIVE, "vanishes", f"no point of the sweep is resolved on every instance: "
+                       f"nothing to compare {c.measure} at {name} = {v0:g} with")
+    j = min(resolved, key=lambda k: abs(float(c.along[1][k]) - v0))
+    zero = np.where(zero <= m0.floor[:, 0], 0.0, zero)
+    return vanishes(zero, G[:, j], seeds,
+                    f"{c.measure} at {name} = {v0:g} / at {name} = {c.along[1][j]:.3g}", VANISH)
+
+
+def control_verdicts(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int,
+                     measured: dict[str, Any]) -> list[Verdict]:
+    """Each negative control (``Claim.controls``): the claim's own rule must reject the variant's runs.
+
+    The variant — the claim with the control's changes (another method, a hyper-parameter …) — is
+    measured on the same instances and sweep and judged by the same rule against the claim's bound; it
+    must come out inconsistent.  Power: the claim's own measurement, offered as the control, is not
+    rejected (``verify.experiments.judge.control``), so a rule that rejects everything cannot pass it.
+    A law's control is judged on each instance (``law_each``): a variant's exponent is its own on each
+    instance (FedMiD-avg's drift floor grows like ζ^2.4 on one instance and ζ^7.6 on another), and one
+    interval pooled over a few instances' slopes is too wide to reject anything.
+    """
+    from fcocheck.verify.experiments.judge import control
+
+    out = []
+    measured["controls"] = {}
+    for label, changes in c.controls.items():
+        variant = replace(c, **dict(changes), controls={}, full={})
+        check(variant)
+        mv = measure(variant, seed, measured["seeds"])
+        G3v = mv.G
+        measured["controls"][label] = G3v.mean(axis=1).tolist()
+
+        def rule(d: np.ndarray, fl: np.ndarray = mv.floor, random: bool = mv.random) -> Verdict:
+            D = np.asarray(d).reshape(G3.shape)
+            if c.sense == LAW:
+                return law_each(c, D, fl, b, seed, measured["seeds"])
+            return judge_data(c, D, fl, b, seed, random=random)[0]
+
+        out.append(control(rule, G3v, G3, label))
+    return out
+
+
+def law_each(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int,
+             seeds: Sequence[int]) -> Verdict:
+    """A law judged on each instance by its own exponent (a negative control's rule).
+
+    Rejected if the rule rejects it on at least one instance and accepts it on none (an instance whose
+    curve bends too much for its points — an interval like [−0.16, 12.1] — neither accepts nor rejects);
+    accepted if it accepts it on one.
+    """
+    from fcocheck.rates.verdict import CONSISTENT, INCONSISTENT
+
+    rows = [judge_data(c, G3[i:i + 1], floor[i:i + 1], b[i:i + 1], seed)[0] for i in range(G3.shape[0])]
+    text = "; ".join(f"[{s}] {v.reason.split('; power')[0]}" for s, v in zip(seeds, rows, strict=True))
+    status = (CONSISTENT if any(v.status == CONSISTENT for v in rows) else
+              INCONSISTENT if any(v.status == INCONSISTENT for v in rows) else INCONCLUSIVE)
+    return Verdict(status, rows[0].rule, text)
+
+
+def _law(c: Claim, G3: np.ndarray, along: np.ndarray, seed: int, measured: dict[str, Any]) -> Verdict:
+    """Measured ∝ bound: the log–log slope along the law's coordinate against the bound's exponent.
+
+    Two-sided, with its violations (``verify.experiments.judge.exponent``); every run is a row
+    (instances and repetitions: the interval takes their spread).
+    """
+    from fcocheck.verify.experiments.judge import exponent as judge_exponent
+
+    p = law_exponent(c)
+    x, label = law_x(c, along)
+    fit, v = judge_exponent(list(x), G3.reshape(-1, G3.shape[-1]), p, "two-sided", seed, label)
+    measured["fit"] = {**fit.as_dict(), "predicted": p, "x": x.tolist(), "label": label}
+    return v
+
+
+#: the public name (``fcocheck.judge_claim``)
+judge_claim = judge

@@ -1,0 +1,248 @@
+"""A claim measured: its runs on the drawn instances at every point of its sweep, read by its statistic."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from fcocheck.rates.oc import resolved_prefix
+from fcocheck.verify.claim import DERIVED, GAP_METRICS, Claim, InvalidClaimError, method_name
+from fcocheck.verify.claim_expr import evaluate, is_expression, own_constants, point, positive
+
+
+def twin_measure(c: Claim, t: Any, twin: Any) -> float:
+    """The claim's measure of a run and its twin (``TWIN_MEASURES``).
+
+    ``w_hat_distance_sq`` = ½‖ŵ − ŵ_twin‖² with ŵ the run's output average (eq. 4.2 for FedDualAvg);
+    ``w_distance_relative`` = ‖w_R − w_R,twin‖ / ‖w_R,twin‖ (the last iterates; 0 or ∞ when the twin
+    ends at 0).
+    """
+    if c.measure == "w_hat_distance_sq":
+        d = np.asarray(t.meta["w_hat"]) - np.asarray(twin.meta["w_hat"])
+        return 0.5 * float(d @ d)
+    w, w2 = np.asarray(t.final_w), np.asarray(twin.final_w)
+    apart, size = float(np.linalg.norm(w - w2)), float(np.linalg.norm(w2))
+    return apart / size if size > 0 else (0.0 if apart == 0 else float("inf"))
+
+
+def _twin_runs(c: Claim, v: float, own: Mapping[str, float], q: Any, r: Any, s: int, record: str) -> list:
+    """The twin of every run at swept value ``v`` on instance ``s`` (its own hp, the same oracle seeds)."""
+    from fcocheck.verify.experiments.base import runs
+
+    tc = replace(c, **dict(c.twin), twin={}, controls={}, full={})
+    hp, rounds, _ = point(tc, v, own)
+    return runs(method_name(tc), q, hp, rounds, tc.oracle, noise_seeds(c, s), r, record=record)
+
+
+def _instance_constants(c: Claim, p: Any, ref: Any) -> dict[str, float]:
+    """The instance's constants that the claim names and does not state (``INSTANCE``)."""
+    need = own_constants(c)
+    out: dict[str, float] = {"M": int(p.M)} if "M" in need else {}
+    if need - {"M"}:
+        from fcocheck.solvers.constants import compute_constants
+
+        k = compute_constants(p, ref.w)
+        for name in need - {"M"}:
+            value = getattr(k, name)
+            if value is None:
+                raise InvalidClaimError(f"claim {c.name!r}: the instance's {name} is not computable for "
+                                        f"{p.name}; the rule is to state it in constants")
+            out[name] = float(value)
+    return out
+
+
+def curve(c: Claim, t: Any, hp: Mapping[str, Any] | None = None) -> np.ndarray:
+    """One run's curve of the claim's measure.
+
+    A trace metric, one derived from it (``DERIVED``), or an identity's residual read with the run's
+    hyper-parameters ``hp`` (``verify.residuals.RESIDUALS``).
+    """
+    from fcocheck.verify.residuals import RESIDUALS
+
+    if c.measure in RESIDUALS:
+        return np.asarray(RESIDUALS[c.measure](t, hp or {}), dtype=float)
+    metric, power = DERIVED.get(c.measure, (c.measure, 1))
+    if metric not in t.arrays:
+        raise InvalidClaimError(f"claim {c.name!r}: measure {c.measure!r}; the rule is a trace metric "
+                                f"{sorted(t.arrays)} or one of {sorted(DERIVED)}")
+    return np.asarray(t[metric], dtype=float) ** power
+
+
+def statistic(c: Claim, curve: np.ndarray) -> float:
+    """The claim's number from one run's curve of its metric (``Claim.statistic``)."""
+    if c.statistic == "last_step_mean":
+        if curve.ndim != 2:
+            raise InvalidClaimError(f"claim {c.name!r}: statistic last_step_mean of {c.measure!r} (shape "
+                                    f"{curve.shape}); the rule is a per-local-step metric (rounds × steps)")
+        return float(np.mean(curve[:, -1]))
+    if c.statistic == "tail_mean":
+        from fcocheck.verify.experiments.base import tail_mean
+
+        return tail_mean(curve, c.tail)
+    if c.statistic == "max":
+        return float(np.max(curve))
+    if c.statistic not in ("last", "mean"):  # limit, mean_above_floor: across runs (measure_instance)
+        raise ValueError(f"statistic {c.statistic!r} is not one run's number")
+    return float(curve[-1] if c.statistic == "last" else np.mean(curve))
+
+
+def noise_seeds(c: Claim, instance_seed: int) -> list[int]:
+    """The oracle seeds of one instance's runs: its own seed, or 1000·seed + k for repetition k."""
+    return [instance_seed] if c.repeats == 1 else [1000 * instance_seed + k for k in range(c.repeats)]
+
+
+class Measurement(NamedTuple):
+    """What ``measure`` returns (shapes: S instances, P points, ``repeats`` repetitions)."""
+
+    G: np.ndarray  #: the measurement, S × repeats × P
+    floor: np.ndarray  #: each measurement's resolution, S × P
+    bound: np.ndarray  #: the bound on each instance's constants, S × P
+    B: float  #: the largest ½‖w₀ − w*‖² over the instances
+    residual: np.ndarray  #: ``statistic="limit"``: each limit's convergence residual, S × P (else 0)
+    seeds: list[int]  #: the instances' seeds
+    skipped: list[int]  #: ``redraw``: the instances replaced (a point unresolved)
+    random: bool = True  #: some run drew random numbers (oracle noise, the method's own draws)
+
+
+class _Row(NamedTuple):
+    """One instance's share of a ``Measurement``: repeats × P, then P each, its B."""
+
+    G: np.ndarray
+    floor: np.ndarray
+    bound: np.ndarray
+    B: float
+    residual: np.ndarray
+    random: bool = True
+
+
+def measure_instance(c: Claim, s: int) -> _Row:
+    """Instance ``s`` of the claim's class at every point of its sweep (``measure``)."""
+    from fcocheck.rates.fit import phase_rate
+    from fcocheck.solvers.reference.certificate import RESOLVED
+    from fcocheck.verify.experiments.base import runs, tail_mean
+    from fcocheck.verify.experiments.instances import drawn
+    from fcocheck.verify.residuals import RESIDUALS
+
+    what, values = c.along
+    gen, params = c.problem
+    P = len(values)
+    G, floor, bound, resid = np.empty((c.repeats, P)), np.zeros(P), np.empty(P), np.zeros(P)
+    above = np.zeros(c.repeats)  # ``mean_above_floor``: each repetition's floor
+    B = 0.0
+    fixed = (c.instance if c.instance is not None else None if what.startswith("problem.")
+             else drawn(gen, s, c.reference_tol, **params))
+    cases = [fixed or drawn(gen, s, c.reference_tol, **{**params, what.removeprefix("problem."): v})
+             for v in values]
+    own = [_instance_constants(c, q, r) for q, r in cases]
+    if c.constants_over == "sweep":
+        own = [{k: max(o[k] for o in own) for k in own[0]}] * len(own)
+    longest = None
+    random = False  # ``limit``: exact gradients, a dual-averaging method (``_check``)
+    if prefixes(c):  # one run to the sweep's largest R; each point reads its first R rounds
+        hp, rounds, _ = point(c, max(values), own[int(np.argmax(values))])
+        longest = runs(method_name(c), cases[0][0], hp, rounds, c.oracle, noise_seeds(c, s), cases[0][1])
+    for j, v in enumerate(values):
+        q, r = cases[j]
+        hp, rounds, ctx = point(c, v, own[j])
+        bound[j] = positive(c, np.array([evaluate(c, "bound", c.bound, ctx)]), f"instance {s}, "
+                             f"{c.symbols()['name']} = {v:g}")[0]
+        if c.measure in GAP_METRICS:
+            floor[j] = RESOLVED * r.certificate.value
+        if c.statistic == "limit":
+            G[0, j], resid[j] = _limit(c, q, r, hp, rounds, s, floor[j])
+        else:
+            record = "step" if c.statistic == "last_step_mean" or c.measure in RESIDUALS else "round"
+            traces = longest or runs(method_name(c), q, hp, rounds, c.oracle, noise_seeds(c, s), r,
+                                     record=record)
+            twins = _twin_runs(c, v, own[j], q, r, s, record) if c.twin else []
+            for k, t in enumerate(traces):
+                random = random or bool(t.meta.get("random", True))
+                if c.twin:
+                    random = random or bool(twins[k].meta.get("random", True))
+                    G[k, j] = twin_measure(c, t, twins[k])
+                    continue
+                y = curve(c, t, hp)[: rounds + 1] if longest else curve(c, t, hp)
+                if c.statistic == "mean_above_floor":  # the running mean now, its floor once the sweep is run
+                    G[k, j] = float(np.mean(y[:-1]))
+                    if v == max(values):
+                        above[k] = tail_mean(y[:-1], c.tail)
+                elif c.statistic == "rate":  # a rate is resolved where its phase is: judged where finite
+                    G[k, j] = phase_rate(y, floor[j])
+                else:
+                    G[k, j] = statistic(c, y)
+        B = max(B, 0.5 * float(np.sum((q.zero() - r.w) ** 2)))
+    if c.statistic == "mean_above_floor":
+        G = np.maximum(G - above[:, None], 1e-300)
+    if c.statistic == "rate":  # the gap's resolution is in the phase; a rate is resolved where positive
+        floor = np.zeros(P)
+    return _Row(G, floor, bound, B, resid, random)
+
+
+#: statistics of a curve's first R rounds alone (``prefixes``)
+PREFIX_STATISTICS = ("last", "mean", "tail_mean", "mean_above_floor")
+
+
+def prefixes(c: Claim) -> bool:
+    """Whether a sweep of R is read off one run to the largest R: the same bits, one run per instance.
+
+    A run of R rounds is the first R rounds of a longer one (the engine draws every random choice round by
+    round, and nothing in a round depends on the rounds to come) — so when no hyper-parameter depends on
+    R (a number, not an expression) and the statistic reads the curve's first R rounds only.
+    """
+    return (c.along[0] == "rounds" and c.statistic in PREFIX_STATISTICS and not c.twin
+            and not any(is_expression(x) for x in c.hp.values()))
+
+
+def measure(c: Claim, seed: int = 0, instances: Sequence[int] | None = None) -> Measurement:
+    """The measurement, its resolution, the bound, the class's B and the limits' residuals.
+
+    Instances are drawn with seeds ``seed, seed + 1, …`` (the study seed reaches the instance), or are
+    ``instances`` (a control or a check on the claim's own draw); with ``redraw``, an instance unresolved
+    at a point is replaced from the study seed's own stream (``verify.experiments.base.draw_instances``).
+    The measurement is instances × repetitions × sweep points, its resolution and the bound (each
+    instance's own constants) instances × points; B is the largest ½‖w₀ − w*‖² over the instances (the
+    class's initial condition, for the worst case).  Every run goes through
+    ``verify.experiments.base.runs``, so a report stores it in its run tables.
+    """
+    from fcocheck.verify.experiments.base import draw_instances
+
+    skipped: list[int] = []
+    if c.instance is not None:  # one fixed instance
+        drawn = [(seed, measure_instance(c, seed))]
+    elif instances is not None:
+        drawn = [(s, measure_instance(c, s)) for s in instances]
+    elif c.redraw:
+        def resolved(s: int) -> _Row | None:
+            row = measure_instance(c, s)
+            return row if resolved_prefix(row.G.mean(axis=0)[None, :], row.floor[None, :]) == row.floor.size \
+                else None
+
+        # at most ``redraw`` replacements: the draw stops at the rejection after the last one
+        drawn, skipped = draw_instances(seed, c.seeds, resolved, c.redraw + 1)
+    else:
+        drawn = [(seed + i, measure_instance(c, seed + i)) for i in range(c.seeds)]
+    rows = [r for _, r in drawn]
+    P = len(c.along[1])
+    if not rows:
+        return Measurement(np.empty((0, c.repeats, P)), np.zeros((0, P)), np.empty((0, P)), 0.0,
+                           np.zeros((0, P)), [], skipped)
+    return Measurement(np.array([r.G for r in rows]), np.array([r.floor for r in rows]),
+                       np.array([r.bound for r in rows]), max(r.B for r in rows),
+                       np.array([r.residual for r in rows]), [s for s, _ in drawn], skipped,
+                       any(r.random for r in rows))
+
+
+def _limit(c: Claim, q: Any, r: Any, hp: dict[str, Any], rounds: int, s: int,
+           resolution: float) -> tuple[float, float]:
+    """``statistic="limit"``: lim_R Φ(ŵ_R) − Φ* and its residual (``verify.experiments.limits``)."""
+    from fcocheck.verify.experiments.limits import limit_gap
+
+    try:
+        return limit_gap(method_name(c), q, r, hp, rounds, s, resolution)
+    except KeyError as exc:
+        raise InvalidClaimError(f"claim {c.name!r}: statistic limit of {method_name(c)!r}, which logs no "
+                                f"{exc}; the rule is a dual-averaging method (its shadow's primal images)") \
+            from exc
