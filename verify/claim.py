@@ -72,7 +72,8 @@ SYMBOL = {"rounds": "R", "local_steps": "K", "eta_c": "eta_c", "problem.clients"
 MEASURE_LATEX = {"gap_avg": r"\Phi(\hat{w}) - \Phi^\star", "gap": r"\Phi(w_R) - \Phi^\star",
                  "prox_grad_norm_sq": r"\|G_\eta(w_r)\|^2",
                  "w_hat_distance_sq": r"\tfrac12\|\hat{w} - \hat{w}_{\mathrm{twin}}\|^2",
-                 "w_distance_relative": r"\|w_R - w_{R,\mathrm{twin}}\| / \|w_{R,\mathrm{twin}}\|"}
+                 "w_distance_relative": r"\|w_R - w_{R,\mathrm{twin}}\| / \|w_{R,\mathrm{twin}}\|",
+                 "gap_ratio": r"\frac{\Phi(w_R) - \Phi^\star}{(\Phi(w_R) - \Phi^\star)_{\mathrm{twin}}}"}
 
 
 #: a claim's senses: an upper bound, a lower bound, a law, an identity (``Claim.sense``)
@@ -89,7 +90,8 @@ DERIVED = {"prox_grad_norm_sq": ("prox_grad_norm", 2)}
 
 #: measures read off a run and its twin (``Claim.twin``), and how the report labels each
 TWIN_MEASURES = {"w_hat_distance_sq": "½‖ŵ − ŵ_twin‖²",
-                 "w_distance_relative": "‖w_R − w_R,twin‖ / ‖w_R,twin‖"}
+                 "w_distance_relative": "‖w_R − w_R,twin‖ / ‖w_R,twin‖",
+                 "gap_ratio": "(Φ(w_R) − Φ*) / (Φ(w_R) − Φ*)_twin"}
 
 
 #: what a twin may change: the run, never the instance
@@ -113,7 +115,9 @@ class Claim:
             the same names as ``bound`` (a step tuned to R and to each instance's B, say).  An expression
             may be given as a function returning one, built when the claim is judged.
         measure: the trace metric, or a measure derived from one (``DERIVED``: ``prox_grad_norm_sq``).
-        rounds: R when ``along`` is not rounds.
+        rounds: R when ``along`` is not rounds: a number, or an expression in the names of ``hp`` (R tuned to
+            the point — ``"ceiling(8/(mu*eta_c*K))"`` — evaluated with the hyper-parameters; a positive
+            integer there).
         oracle: the gradient oracle.
         seeds: instances drawn (≥ 3: the claim is judged across instances).
         direction: ``grows`` (the claim is about the swept value growing) or ``shrinks`` (going to 0).
@@ -171,6 +175,11 @@ class Claim:
             an optimum at a vertex the method reaches — says nothing about how the floor moves); 0:
             none, the sweep is cut before the first unresolved point instead.  The replaced seeds are
             reported; a claim that cannot draw ``seeds`` resolved instances is inconclusive.
+        condition: what an instance of the class must have for the claim to speak of it, beyond the
+            generator's parameters: a function (problem, reference) → None when it has it, else what it
+            lacks (a sentence).  An instance without it is replaced like an unresolved one (``redraw``
+            draws at most); a class that cannot supply ``seeds`` such instances, or a fixed instance
+            without it, does not apply (``not applicable``, naming what was lacking).
 
     """
 
@@ -181,7 +190,7 @@ class Claim:
     problem: tuple[str, Mapping[str, Any]] = ("quadratics", {})
     hp: Mapping[str, Any] = field(default_factory=dict)
     measure: str = "gap_avg"
-    rounds: int = 100
+    rounds: Any = 100
     oracle: str = "exact"
     seeds: int = 3
     direction: str = "grows"
@@ -202,6 +211,7 @@ class Claim:
     redraw: int = 0
     twin: Mapping[str, Any] = field(default_factory=dict)
     instance: Any = field(default=None, compare=False, repr=False)
+    condition: Any = None
 
     def symbols(self) -> dict[str, Any]:
         """The bound as a sympy expression, the swept symbol and its name."""

@@ -64,6 +64,13 @@ def check(c: Claim) -> None:
     values = list(c.along[1])
     if len(values) < 4 or any(not np.isfinite(v) or v <= 0 for v in values):
         raise InvalidClaimError(f"claim {c.name!r}: along {c.along!r}; the rule is ≥ 4 positive values")
+    tuned_r = is_expression(c.rounds) and c.along[0] != "rounds"  # each value checked: ``whole_rounds``
+    if not tuned_r and not (isinstance(c.rounds, int) and not isinstance(c.rounds, bool) and c.rounds >= 1):
+        raise InvalidClaimError(f"claim {c.name!r}: rounds = {c.rounds!r}; the rule is an integer ≥ 1, or an "
+                                "expression in the hyper-parameters' names when R is not swept")
+    if c.condition is not None and not callable(c.condition):
+        raise InvalidClaimError(f"claim {c.name!r}: condition {c.condition!r}; the rule is a function "
+                                "(problem, reference) → None, or what the instance lacks")
     if not (isinstance(c.repeats, int) and c.repeats >= 1):
         raise InvalidClaimError(f"claim {c.name!r}: repeats = {c.repeats!r}; the rule is an integer ≥ 1")
     from dataclasses import fields

@@ -34,9 +34,9 @@ def is_expression(x: Any) -> bool:
 
 
 def names_used(c: Claim) -> set[str]:
-    """Every name the bound and the hp expressions use."""
+    """Every name the bound, the hp expressions and a rounds expression use."""
     out = {str(s) for s in c.symbols()["expr"].free_symbols}
-    for v in c.hp.values():
+    for v in (*c.hp.values(), c.rounds):
         if is_expression(v):
             out |= {str(s) for s in as_expr(v, c.name).free_symbols}
     return out
@@ -66,7 +66,8 @@ def point(c: Claim, v: float, instance: Mapping[str, float]) -> tuple[dict[str, 
     """The hyper-parameters, rounds and named values at swept value ``v`` on one instance.
 
     Names: the instance's measured constants, then the stated ``constants``, the numeric hp (``K`` for
-    ``local_steps``), ``R`` (the rounds) and the swept value; then each hp expression, evaluated in them.
+    ``local_steps``), ``R`` (the rounds) and the swept value; then each hp expression, evaluated in them,
+    and the rounds when they are one (``whole_rounds``).
     """
     what = c.along[0]
     ctx: dict[str, float] = {**instance, **c.constants}
@@ -78,10 +79,13 @@ def point(c: Claim, v: float, instance: Mapping[str, float]) -> tuple[dict[str, 
         hp[what] = v
     # the numbers as given (integers stay integers: sympy then evaluates exactly before the one rounding)
     ctx.update({k: x for k, x in hp.items() if is_number(x)})
-    ctx["R"] = rounds
     ctx[c.symbols()["name"]] = v
-    # the expressions in the order their names become known (one may use another, or K)
+    # the expressions in the order their names become known (one may use another, or K, or R)
     pending = {k: x for k, x in c.hp.items() if is_expression(x) and k != what}
+    if is_expression(rounds):
+        pending[ROUNDS] = rounds
+    else:
+        ctx["R"] = rounds
     while True:
         if is_number(hp.get("local_steps")):
             ctx["K"] = hp["local_steps"]
@@ -90,10 +94,26 @@ def point(c: Claim, v: float, instance: Mapping[str, float]) -> tuple[dict[str, 
         if not ready:
             break
         for k in ready:
-            hp[k] = ctx[k] = evaluate(c, f"hp {k!r}", pending.pop(k), ctx)
+            if k == ROUNDS:
+                rounds = ctx["R"] = whole_rounds(c, evaluate(c, "rounds", pending.pop(k), ctx), ctx)
+            else:
+                hp[k] = ctx[k] = evaluate(c, f"hp {k!r}", pending.pop(k), ctx)
     for k, x in pending.items():  # what is left names something unknown: the error says which
-        evaluate(c, f"hp {k!r}", x, ctx)
+        evaluate(c, "rounds" if k == ROUNDS else f"hp {k!r}", x, ctx)
     return {**{k: hp[k] for k in c.hp if k in hp}, **hp}, rounds, ctx
+
+
+#: the key of an expression for R among a point's pending expressions (no hyper-parameter is named so)
+ROUNDS = "<rounds>"
+
+
+def whole_rounds(c: Claim, value: float, ctx: Mapping[str, float]) -> int:
+    """R from its expression's value at a point: a positive integer (to 10⁻⁹), or a clean error."""
+    if not (value >= 1 and abs(value - round(value)) <= 1e-9 * value):
+        at = ", ".join(f"{k} = {ctx[k]:g}" for k in sorted({str(s) for s in as_expr(c.rounds).free_symbols}))
+        raise InvalidClaimError(f"claim {c.name!r}: rounds {str(c.rounds)!r} = {value!r} at {at}; the rule "
+                                "is a positive integer (round it in the expression: ceiling(…))")
+    return int(round(value))
 
 
 def bound_values(c: Claim) -> np.ndarray:

@@ -66,11 +66,12 @@ class ClaimGroup:
             law = f"{c.bound_text()} along {readable_name(c.symbols()['name'])}"
             verdicts += [replace(v, reason=f"{law}: {v.reason}") for v in vs]
             figure = plot(c.design(quick), m)
-            if figure is not None:
+            if figure is not None and figure["kind"] == "slope":  # the laws; an identity's bars are its own
                 series += [{**s, "label": f"{s['label']} ({law})"} for s in figure["series"]]
                 ylabels.append(figure["ylabel"])
-            xlabels.append(law_x(c, c.along[1])[1] if c.sense == LAW else readable_name(c.symbols()["name"]))
+                swept = readable_name(c.symbols()["name"])
+                xlabels.append(law_x(c, c.along[1])[1] if c.sense == LAW else swept)
             measured[c.name] = m
-        axis = ", ".join(dict.fromkeys(xlabels[:-1])) + f" or {xlabels[-1]}"
+        axis = ", ".join(dict.fromkeys(xlabels[:-1])) + f" or {xlabels[-1]}" if series else ""
         measured["plot"] = (plot_spec("slope", axis, ylabels[0], series, rows=ROWS) if series else None)
         return verdicts, measured

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from fcocheck.rates.oc import MIN_POINTS, bounded_ratio, instance_noise, resolved_prefix
-from fcocheck.rates.verdict import INCONCLUSIVE, INCONSISTENT, Verdict
+from fcocheck.rates.verdict import INCONCLUSIVE, INCONSISTENT, NOT_APPLICABLE, Verdict
 from fcocheck.solvers.readable import readable_name
 from fcocheck.verify.claim import IDENTITY, LAW, LOWER, UPPER, Claim
 from fcocheck.verify.claim_check import check, validate
@@ -59,7 +59,17 @@ def judge_measured(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any], fl
 
 
 def _too_few(c: Claim, m: Measurement) -> Verdict:
-    """``redraw`` ran out: fewer than ``seeds`` instances resolve every point."""
+    """Fewer than ``seeds`` instances: the class lacks the claim's condition, or too few resolve every point.
+
+    A class (or a fixed instance) without the condition is outside the claim: not applicable, naming
+    what the rejected draws lacked.
+    """
+    if m.lacking:
+        shown = "; ".join(m.lacking[:3]) + (f"; … ({len(m.lacking)} in all)" if len(m.lacking) > 3 else "")
+        where = ("the fixed instance" if c.instance is not None else
+                 f"{len(m.seeds)} of {c.seeds} instances in {len(m.seeds) + len(m.skipped)} draws")
+        return Verdict(NOT_APPLICABLE, "applicability", f"the claim's condition holds on {where}: {shown}",
+                       {"lacking": list(m.lacking), "skipped": m.skipped})
     return Verdict(INCONCLUSIVE, "resolution", f"only {len(m.seeds)} of {c.seeds} instances resolve every "
                    f"point of the sweep: {len(m.skipped)} draws rejected ({m.skipped}), {c.redraw} "
                    f"replacements allowed; the rule is {c.seeds} — allow more redraws or end the sweep "

@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fcocheck.rates.oc import resolved_prefix
-from fcocheck.verify.claim import DERIVED, GAP_METRICS, Claim, InvalidClaimError, method_name
+from fcocheck.verify.claim import DERIVED, GAP_METRICS, IDENTITY, Claim, InvalidClaimError, method_name
 from fcocheck.verify.claim_expr import evaluate, is_expression, own_constants, point, positive
 
 
@@ -18,8 +18,12 @@ def twin_measure(c: Claim, t: Any, twin: Any) -> float:
 
     ``w_hat_distance_sq`` = ½‖ŵ − ŵ_twin‖² with ŵ the run's output average (eq. 4.2 for FedDualAvg);
     ``w_distance_relative`` = ‖w_R − w_R,twin‖ / ‖w_R,twin‖ (the last iterates; 0 or ∞ when the twin
-    ends at 0).
+    ends at 0); ``gap_ratio`` = (Φ(w_R) − Φ*) / (Φ(w_R) − Φ*)_twin, each gap's last round and at least 0
+    (0 when the run's is; ∞ when only the twin's is: nothing to be far below).
     """
+    if c.measure == "gap_ratio":
+        own, other = max(float(t["gap"][-1]), 0.0), max(float(twin["gap"][-1]), 0.0)
+        return 0.0 if own == 0 else (own / other if other > 0 else float("inf"))
     if c.measure == "w_hat_distance_sq":
         d = np.asarray(t.meta["w_hat"]) - np.asarray(twin.meta["w_hat"])
         return 0.5 * float(d @ d)
@@ -105,6 +109,7 @@ class Measurement(NamedTuple):
     seeds: list[int]  #: the instances' seeds
     skipped: list[int]  #: ``redraw``: the instances replaced (a point unresolved)
     random: bool = True  #: some run drew random numbers (oracle noise, the method's own draws)
+    lacking: tuple[str, ...] = ()  #: ``condition``: what each draw it rejected lacked
 
 
 class _Row(NamedTuple):
@@ -118,12 +123,38 @@ class _Row(NamedTuple):
     random: bool = True
 
 
+def instances_at(c: Claim, s: int) -> list[tuple[Any, Any]]:
+    """Instance ``s`` of the claim's class (problem, reference) at every point of its sweep.
+
+    One instance for the whole sweep (the fixed one, or the seed's draw), or the seed's draw at each
+    value of a swept generator parameter.
+    """
+    from fcocheck.verify.experiments.instances import drawn
+
+    what, values = c.along
+    gen, params = c.problem
+    fixed = (c.instance if c.instance is not None else None if what.startswith("problem.")
+             else drawn(gen, s, c.reference_tol, **params))
+    return [fixed or drawn(gen, s, c.reference_tol, **{**params, what.removeprefix("problem."): v})
+            for v in values]
+
+
+def lacks(c: Claim, s: int) -> str | None:
+    """What instance ``s`` lacks for the claim to speak of it (``Claim.condition``), or None."""
+    if c.condition is None:
+        return None
+    for q, r in instances_at(c, s):
+        why = c.condition(q, r)
+        if why is not None:
+            return str(why)
+    return None
+
+
 def measure_instance(c: Claim, s: int) -> _Row:
     """Instance ``s`` of the claim's class at every point of its sweep (``measure``)."""
     from fcocheck.rates.fit import phase_rate
     from fcocheck.solvers.reference.certificate import RESOLVED
     from fcocheck.verify.experiments.base import runs, tail_mean
-    from fcocheck.verify.experiments.instances import drawn
     from fcocheck.verify.residuals import RESIDUALS
 
     what, values = c.along
@@ -132,10 +163,7 @@ def measure_instance(c: Claim, s: int) -> _Row:
     G, floor, bound, resid = np.empty((c.repeats, P)), np.zeros(P), np.empty(P), np.zeros(P)
     above = np.zeros(c.repeats)  # ``mean_above_floor``: each repetition's floor
     B = 0.0
-    fixed = (c.instance if c.instance is not None else None if what.startswith("problem.")
-             else drawn(gen, s, c.reference_tol, **params))
-    cases = [fixed or drawn(gen, s, c.reference_tol, **{**params, what.removeprefix("problem."): v})
-             for v in values]
+    cases = instances_at(c, s)
     own = [_instance_constants(c, q, r) for q, r in cases]
     if c.constants_over == "sweep":
         own = [{k: max(o[k] for o in own) for k in own[0]}] * len(own)
@@ -200,8 +228,9 @@ def measure(c: Claim, seed: int = 0, instances: Sequence[int] | None = None) -> 
     """The measurement, its resolution, the bound, the class's B and the limits' residuals.
 
     Instances are drawn with seeds ``seed, seed + 1, …`` (the study seed reaches the instance), or are
-    ``instances`` (a control or a check on the claim's own draw); with ``redraw``, an instance unresolved
-    at a point is replaced from the study seed's own stream (``verify.experiments.base.draw_instances``).
+    ``instances`` (a control or a check on the claim's own draw); an instance without the claim's
+    ``condition``, or (with ``redraw``) unresolved at a point, is replaced from the study seed's own
+    stream (``verify.experiments.base.draw_instances``).
     The measurement is instances × repetitions × sweep points, its resolution and the bound (each
     instance's own constants) instances × points; B is the largest ½‖w₀ − w*‖² over the instances (the
     class's initial condition, for the worst case).  Every run goes through
@@ -210,29 +239,39 @@ def measure(c: Claim, seed: int = 0, instances: Sequence[int] | None = None) -> 
     from fcocheck.verify.experiments.base import draw_instances
 
     skipped: list[int] = []
+    lacking: list[str] = []
+
+    def accept(s: int) -> _Row | None:  # None: replace it (it lacks the condition, or is unresolved)
+        why = lacks(c, s)
+        if why is not None:
+            lacking.append(f"instance {s}: {why}")
+            return None
+        row = measure_instance(c, s)
+        if not c.redraw or c.sense == IDENTITY:  # an identity resolves nothing away: 0 is a measurement
+            return row
+        resolved = resolved_prefix(row.G.mean(axis=0)[None, :], row.floor[None, :]) == row.floor.size
+        return row if resolved else None
+
     if c.instance is not None:  # one fixed instance
-        drawn = [(seed, measure_instance(c, seed))]
+        why = lacks(c, seed)
+        lacking += [f"the instance: {why}"] if why is not None else []
+        drawn = [] if lacking else [(seed, measure_instance(c, seed))]
     elif instances is not None:
         drawn = [(s, measure_instance(c, s)) for s in instances]
-    elif c.redraw:
-        def resolved(s: int) -> _Row | None:
-            row = measure_instance(c, s)
-            return row if resolved_prefix(row.G.mean(axis=0)[None, :], row.floor[None, :]) == row.floor.size \
-                else None
-
+    elif c.redraw or c.condition is not None:
         # at most ``redraw`` replacements: the draw stops at the rejection after the last one
-        drawn, skipped = draw_instances(seed, c.seeds, resolved, c.redraw + 1)
+        drawn, skipped = draw_instances(seed, c.seeds, accept, c.redraw + 1)
     else:
         drawn = [(seed + i, measure_instance(c, seed + i)) for i in range(c.seeds)]
     rows = [r for _, r in drawn]
     P = len(c.along[1])
     if not rows:
         return Measurement(np.empty((0, c.repeats, P)), np.zeros((0, P)), np.empty((0, P)), 0.0,
-                           np.zeros((0, P)), [], skipped)
+                           np.zeros((0, P)), [], skipped, lacking=tuple(lacking))
     return Measurement(np.array([r.G for r in rows]), np.array([r.floor for r in rows]),
                        np.array([r.bound for r in rows]), max(r.B for r in rows),
                        np.array([r.residual for r in rows]), [s for s, _ in drawn], skipped,
-                       any(r.random for r in rows))
+                       any(r.random for r in rows), tuple(lacking))
 
 
 def _limit(c: Claim, q: Any, r: Any, hp: dict[str, Any], rounds: int, s: int,

@@ -101,10 +101,7 @@ _ALL = (
         "fco-4.1-speedup", "fco-4.1", "σ√B/√(MKR) with Thm 4.1's η_s; one client per round as control",
         statements.speedup_mkr,
     ),
-    Experiment(
-        "fco-curse-rate", "fco-curse", "FedMiD-avg's floor ∝ η_cK; FedDualAvg at the optimum",
-        statements.curse_rate,
-    ),
+    group_experiment(paper_claims.GROUPS["fco-curse-rate"]),
     claim_experiment(paper_claims.CLAIMS["fedcanon-floor-b"], "floor ∝ σ²/b"),
     claim_experiment(paper_claims.CLAIMS["fedcanon-floor-lambda"], "floor → 0 as λ → 0, ∝ (λB_r)²"),
     claim_experiment(paper_claims.CLAIMS["fedcanon-transient"], "running mean of ‖G‖² falls like 1/T"),
@@ -123,7 +120,7 @@ _ALL = (
 _SWEEPS = {
     "fco-lemma-4.4": "K, η_c, σ and ζ",
     "fco-4.1-minibatch": "η_cKL", "fco-4.2-vs-4.1": "R around L²B/G²",
-    "fco-4.1-speedup": "M and R", "fco-curse-rate": "η_c and K",
+    "fco-4.1-speedup": "M and R",
     "svrg-contraction": "m and h",
 }
 _ALL = tuple(dataclasses.replace(e, sweeps=_SWEEPS.get(e.name, e.sweeps)) for e in _ALL)

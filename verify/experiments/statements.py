@@ -1,13 +1,5 @@
 """Statements of the papers measured as rates, each with a negative control that must flip.
 
-* ``fco-curse-rate`` (FCO §3.1, the curse of primal averaging): with a server that averages the
-  clients' prox points (FedMiD-avg), the steady-state Φ − Φ* on heterogeneous clients is first
-  order in η_cK — the average of ℓ1-prox points is non-zero off the optimum's support — while
-  FedDualAvg, which averages dual states and thresholds once, keeps a floor at least 10³ times lower
-  on the same instances.  The claim's condition is stated and drawn for: clients whose gradients at
-  w* cross λ off the support (heterogeneity beyond the off-support dual margin); FedDualAvg's floor
-  need not be zero (a legal 2.85e-9 was measured: the ℓ1 prox does not commute with averaging near a
-  small on-support coordinate), so "at the optimum" was a false premise.
 * ``fco-4.1-speedup`` (FCO Thm 4.1, eq. 4.1): with stochastic gradients and η_s tuned as the
   theorem says (effective step η_sη_cK = √(BMK/R)/σ), Φ(ŵ) − Φ* ≲ σ√B/√(MKR): one free constant
   over sweeps of M and of R.  Negative control: one client per round (the average is over one
@@ -21,123 +13,16 @@ from typing import Any
 
 import numpy as np
 
-from fcocheck.rates.catalog import FCO_CURSE, THM_4_1
+from fcocheck.rates.catalog import THM_4_1
 from fcocheck.rates.oc import mean_log_noise
 from fcocheck.rates.power import Violation, powered
-from fcocheck.rates.threshold import above, at_most, below
-from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, NOT_APPLICABLE, Verdict
+from fcocheck.rates.threshold import above, below
+from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
 from fcocheck.solvers.generators import generate
 from fcocheck.solvers.problem import uniform_weights
 from fcocheck.solvers.reference import reference_solve
 from fcocheck.verify.experiments import judge
-from fcocheck.verify.experiments.base import Result, draw_instances, plot_spec, runs, seeds_for, slope_series
-from fcocheck.verify.experiments.instances import quadratics
-
-#: FedDualAvg's floor must sit at least this far below FedMiD-avg's ("≪"); it may be a legal floor (the
-#: ℓ1 prox does not commute with averaging near a small on-support coordinate: 2.85e-9 measured)
-FAR_BELOW = 1e-3
-#: the curse needs clients whose gradients at w* cross λ off the support (their prox points are
-#: non-zero there); instances of the class are drawn until one does, at most this many
-DRAWS = 20
-
-
-def curse_margin(p, ref) -> float:  # noqa: ANN001
-    """Max over off-support j and clients m of |∇F_m(w*)_j| − λ.
-
-    It is > 0 where client prox points leave the support: the curse's condition, heterogeneity beyond
-    the off-support dual margin λ − |∇F(w*)_j|.
-    """
-    zeros = np.abs(ref.w) == 0
-    if not zeros.any():
-        return float("-inf")
-    G = p.kernel.grads(np.repeat(ref.w[None, :], p.M, axis=0))
-    return float(np.max(np.abs(G[:, zeros])) - p.regularizer.lam)
-
-
-def _curse_instance(seed: int):  # noqa: ANN202
-    """Instance ``seed`` of the class, or the first replacement where the curse's condition holds.
-
-    Replacements come from the study seed's own stream (``base.draw_instances``); None after ``DRAWS``.
-    """
-    def accept(draw: int):  # noqa: ANN202
-        p, ref = quadratics(1.0, lam=0.3, clients=8, assumption2=False, seed=draw)
-        return (p, ref) if curse_margin(p, ref) > 0 else None
-
-    got, _ = draw_instances(seed, 1, accept, DRAWS)
-    return (*got[0][1], got[0][0]) if got else None
-
-
-def _steady(alg: str, p, ref, hp: dict, rounds: int) -> tuple[float, np.ndarray]:
-    """Final Φ − Φ* (relative to max(1, |Φ*|)) and the final server iterate of one exact run."""
-    t = runs(alg, p, hp, rounds, "exact", [0], ref)[0]
-    scale = max(1.0, abs(ref.objective))
-    return max(float(t["gap"][-1]) / scale, 0.0), np.asarray(t["server_w"][-1])
-
-
-def curse_rate(quick: bool, seed: int) -> Result:
-    """Steady state of FedMiD-avg ∝ (η_cK)¹ over η_c and over K; FedDualAvg's floor ≪ it (module doc)."""
-    found = _curse_instance(seed)
-    if found is None:
-        return Result("fco-curse-rate", FCO_CURSE.name, f"quadratics seed {seed}, {DRAWS} replacements", {},
-                      [Verdict(NOT_APPLICABLE, "applicability", "it needs an instance whose clients' "
-                               f"gradients cross λ off the support at w*; none in {DRAWS} draws")])
-    p, ref, draw = found
-    zeros = np.abs(ref.w) == 0
-    mu = 0.1  # the smallest curvature: 8/(μη_cK) rounds reach FedMiD-avg's floor, 12/(μη_cK) the optimum
-    sweeps = {
-        "η_c (K = 4)": [(0.02 * 2**j, 4) for j in range(4 if quick else 6)],
-        "K (η_c = 0.04)": [(0.04, 2**j) for j in range(4 if quick else 5)],
-    }
-    checks, measured, series = [], {"support_zeros": int(zeros.sum())}, []
-    for label, points in sweeps.items():
-        x = [e * k for e, k in points]
-        avg, dual, off = [], [], []
-        for e, k in points:
-            hp = {"eta_c": e, "eta_s": 1.0, "local_steps": k}
-            g, w = _steady("fedmid-avg", p, ref, hp, int(np.ceil(8 / (mu * e * k))))
-            avg.append(g)
-            off.append(int(np.sum((w != 0) & zeros)))
-            dual.append(_steady("feddualavg", p, ref, hp, int(np.ceil(24 / (mu * e * k))))[0])
-        Y, D = np.array(avg)[None, :], np.array(dual)
-        fit, v = judge.exponent(x, np.maximum(Y, 1e-300), 1.0, "two-sided", seed, "η_cK")
-        v = dataclasses.replace(v, rule=f"{v.rule} [{label}]")
-        below = _far_below(D, Y[0], f"FedDualAvg's floor ≪ FedMiD-avg's [{label}]")
-        checks += [v, below]
-        measured[label] = {"eta_cK": x, "fedmid_avg": avg, "feddualavg": dual, "off_support_nonzeros": off,
-                           "slope": fit.slope, "ci": [fit.lo, fit.hi]}
-        series.append(slope_series(f"FedMiD-avg, {label}", x, Y, fit, 1.0))
-    measured["plot"] = plot_spec("slope", "η_c·K", "steady-state (Φ − Φ*)/max(1,|Φ*|)", series)
-    # negative control on the same runs: the roles swapped (FedMiD-avg's floor ≪ FedDualAvg's) is rejected
-    first = measured[next(iter(sweeps))]
-    avg0, dual0 = np.array(first["fedmid_avg"]), np.array(first["feddualavg"])
-    neg = judge.control(lambda d: _far_below(d, dual0, "FedMiD-avg ≪ FedDualAvg"), avg0,
-                        0.1 * FAR_BELOW * dual0,
-                        "the roles swapped: FedMiD-avg's floor is not ≪ FedDualAvg's")
-    return Result(
-        "fco-curse-rate",
-        FCO_CURSE.name,
-        f"quadratics (common Hessian, μ = 0.1, L = 1, ζ = 1; instance seed {draw}: seed {seed}, or its "
-        f"first replacement, whose clients' gradients cross λ off the support by "
-        f"{curse_margin(p, ref):.3g}), ψ = 0.3‖·‖₁ "
-        f"({int(zeros.sum())} of {zeros.size} optimum coordinates zero), 8 clients, exact gradients, "
-        "η_s = 1, R = 8/(μη_cK) (FedDualAvg: 24/(μη_cK)); final Φ − Φ* of FedMiD-avg and FedDualAvg",
-        measured,
-        checks + [neg],
-        notes=["FedMiD-avg's steady iterate has non-zeros where w* is zero (off_support_nonzeros): the "
-               "curse of primal averaging, first order in η_cK; FedDualAvg thresholds the averaged dual "
-               "state and stays on the support."],
-    )
-
-
-def _far_below(low: np.ndarray, high: np.ndarray, what: str) -> Verdict:
-    """``low`` ≤ FAR_BELOW × ``high`` at every point; power: ``low`` at a tenth of ``high`` is rejected."""
-    def rule(d: np.ndarray) -> Verdict:
-        ratio = float(np.max(np.asarray(d, dtype=float) / np.maximum(high, 1e-300)))
-        ok = at_most(ratio, FAR_BELOW)
-        return Verdict(CONSISTENT if ok else INCONSISTENT, "far below",
-                       f"{what}: max ratio {ratio:.2e} (rule ≤ {FAR_BELOW:g})", {"ratio": ratio})
-
-    return powered(rule, np.asarray(low, dtype=float), [Violation("a tenth of it", 0.1 * np.asarray(high))])
+from fcocheck.verify.experiments.base import Result, plot_spec, runs, seeds_for, slope_series
 
 
 def _shared_clients(M: int, seed: int):

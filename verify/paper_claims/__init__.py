@@ -17,6 +17,7 @@ from fcocheck.verify.paper_claims import (
     fco_4_3_floor_zeta,
     fco_4_3_tuned_r,
     fco_4_3_variance_m,
+    fco_curse_rate,
     fco_eq_4_5,
     fco_lemma_4_5,
     fedcanon_floor_b,
@@ -36,4 +37,4 @@ CLAIMS = {c.name: c for c in (fco_eq_4_5.CLAIM,
                               fedcanon_floor_b.CLAIM, fedcanon_floor_lambda.CLAIM,
                               fedcanon_heterogeneity.CLAIM, fedcanon_transient.CLAIM)}
 #: studies of several claims each (``verify.claim_group``), by name
-GROUPS = {g.name: g for g in (fedcanon_floor_structure.GROUP, fedcanon_pl_rate.GROUP)}
+GROUPS = {g.name: g for g in (fedcanon_floor_structure.GROUP, fedcanon_pl_rate.GROUP, fco_curse_rate.GROUP)}

@@ -1,0 +1,99 @@
+"""A claim's class condition, a round budget tuned to each point, and a pair's gap ratio (the curse study).
+
+The curse of primal averaging speaks only of instances whose clients cross λ off the optimum's support:
+drawn instances without it are replaced from the study seed's own stream, and a class (or a user's
+instance) without it does not apply.  Its runs must reach their floors: R = ⌈8/(μη_cK)⌉ is an expression
+of the point.  FedDualAvg's floor is compared with FedMiD-avg's on the same instance: a twin's gap ratio.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from fcocheck.verify import claim_judge, claim_measure
+from fcocheck.verify.claim import InvalidClaimError
+from fcocheck.verify.claim_check import check
+from fcocheck.verify.claim_expr import point
+from fcocheck.verify.experiments.base import REPLACEMENT_BASE
+from fcocheck.verify.paper_claims import fco_curse_rate as curse
+
+
+def _fake_row(c, s):  # noqa: ANN001, ANN202 - no runs: the draw is what is tested
+    P = len(c.along[1])
+    return claim_measure._Row(np.full((1, P), 1e-5), np.zeros(P), np.ones(P), 1.0, np.zeros(P), False)
+
+
+def test_instances_without_the_condition_are_replaced_from_the_seeds_own_stream(monkeypatch):
+    """Instance 7 of the class has no client crossing λ off the support (margin ≤ 0): it is replaced by a
+    draw from study seed 7's stream — not by instance 8, which slot 1 draws anyway — and reported."""
+    law = curse.GROUP.claims[0]
+    p7, r7 = claim_measure.instances_at(law, 7)[0]
+    assert curse.curse_margin(p7, r7) <= 0 and "crosses λ" in curse.crosses_lambda(p7, r7)
+    assert curse.crosses_lambda(*claim_measure.instances_at(law, 8)[0]) is None
+    monkeypatch.setattr(claim_measure, "measure_instance", _fake_row)
+    m = claim_measure.measure(law, 7)
+    assert m.skipped == [7] and m.seeds[1:] == [8, 9], m.seeds
+    assert m.seeds[0] >= REPLACEMENT_BASE + (law.redraw + 1) * 7
+    assert "instance 7: no client's gradient at w* crosses λ" in m.lacking[0]
+    without = dataclasses.replace(law, condition=None)  # the check can fail: without it, 7 is kept
+    assert claim_measure.measure(without, 7).seeds == [7, 8, 9]
+
+
+def test_a_class_or_an_instance_without_the_condition_does_not_apply(monkeypatch):
+    """Not 'inconclusive': the verdict says the claim does not apply, and names what was lacking."""
+    monkeypatch.setattr(claim_measure, "measure_instance", _fake_row)
+    never = dataclasses.replace(curse.GROUP.claims[2], condition=lambda p, ref: "a margin it lacks", redraw=3)
+    (v,), measured = claim_judge.judge(never, 0)
+    assert v.status == "does not apply" and "a margin it lacks" in v.reason, v.reason
+    assert "0 of 3 instances in 4 draws" in v.reason and measured["skipped"] == v.evidence["skipped"]
+    p7 = claim_measure.instances_at(curse.GROUP.claims[0], 7)[0]
+    (v,), _ = claim_judge.judge(dataclasses.replace(curse.GROUP.claims[0], instance=p7), 0)
+    assert v.status == "does not apply" and "the fixed instance" in v.reason, v.reason
+    p0 = claim_measure.instances_at(curse.GROUP.claims[0], 0)[0]  # one that has it is judged
+    assert claim_measure.measure(dataclasses.replace(curse.GROUP.claims[0], instance=p0), 0).seeds == [0]
+
+
+def test_rounds_tuned_to_each_point_are_the_expressions_whole_value():
+    law = curse.GROUP.claims[0]
+    for v in law.along[1]:
+        hp, rounds, ctx = point(law, v, {})
+        assert rounds == int(np.ceil(8 / (0.1 * v * 4))) and ctx["R"] == rounds and "R" not in hp
+    dual = curse.GROUP.claims[2]
+    assert point(dual, 0.02, {})[1] == 3000  # FedDualAvg: ⌈24/(μη_cK)⌉
+    assert point(dataclasses.replace(dual, **dual.twin), 0.02, {})[1] == 1000  # its twin, FedMiD-avg
+    # an hp may use R once R is known
+    uses_r = dataclasses.replace(law, hp={**law.hp, "eta_s": "100/R"})
+    assert point(uses_r, 0.02, {})[0]["eta_s"] == pytest.approx(0.1)
+    with pytest.raises(InvalidClaimError, match=r"rounds '8/\(3\*mu\*eta_c\*K\)' = 333.33.* the rule is a "
+                                                r"positive integer"):
+        point(dataclasses.replace(law, rounds="8/(3*mu*eta_c*K)"), 0.02, {})
+    for bad in (0, True, 2.5):
+        with pytest.raises(InvalidClaimError, match="the rule is an integer ≥ 1, or an expression"):
+            check(dataclasses.replace(law, rounds=bad))
+    swept = dataclasses.replace(law, along=("rounds", (10, 20, 40, 80)), sense="≲", bound="1/R")
+    with pytest.raises(InvalidClaimError, match="the rule is an integer ≥ 1, or an expression"):
+        check(swept)  # a sweep of R has no R of its own to tune
+    with pytest.raises(InvalidClaimError, match="condition 3; the rule is a function"):
+        check(dataclasses.replace(law, condition=3))
+
+
+class _T(dict):
+    """A trace's metrics, as a twin measure reads them."""
+
+
+@pytest.mark.parametrize("own,other,want", [(2e-9, 1e-4, 2e-5), (0.0, 1e-4, 0.0), (0.0, 0.0, 0.0),
+                                            (1e-9, 0.0, float("inf")), (-1e-16, 1e-4, 0.0)])
+def test_the_gap_ratio_of_a_run_and_its_twin(own, other, want):
+    c = curse.GROUP.claims[2]
+    got = claim_measure.twin_measure(c, _T(gap=np.array([1.0, own])), _T(gap=np.array([1.0, other])))
+    assert got == pytest.approx(want) if np.isfinite(want) else got == want
+
+
+def test_the_groups_figure_draws_the_laws_and_its_identities_stay_verdicts():
+    """The figure's series are the two laws' (the identities are bars of their own kind)."""
+    kinds = {c.name: c.sense for c in curse.GROUP.claims}
+    assert sorted(kinds.values()) == ["=", "=", "Θ", "Θ"]
+    assert all(c.condition is curse.crosses_lambda for c in curse.GROUP.claims)
