@@ -180,6 +180,9 @@ class Claim:
             lacks (a sentence).  An instance without it is replaced like an unresolved one (``redraw``
             draws at most); a class that cannot supply ``seeds`` such instances, or a fixed instance
             without it, does not apply (``not applicable``, naming what was lacking).
+        participation: clients sampled per round (all when None): the engine's ``participation``.
+        start: ρ > 0 starts every run at w* + ρ·u, u a unit vector drawn from the instance's seed (a
+            fixed distance to the optimum: B = ρ²/2 in the Euclidean h); None, the engine's start 0.
 
     """
 
@@ -212,6 +215,8 @@ class Claim:
     twin: Mapping[str, Any] = field(default_factory=dict)
     instance: Any = field(default=None, compare=False, repr=False)
     condition: Any = None
+    participation: int | None = None
+    start: float | None = None
 
     def symbols(self) -> dict[str, Any]:
         """The bound as a sympy expression, the swept symbol and its name."""

@@ -68,6 +68,16 @@ def check(c: Claim) -> None:
     if not tuned_r and not (isinstance(c.rounds, int) and not isinstance(c.rounds, bool) and c.rounds >= 1):
         raise InvalidClaimError(f"claim {c.name!r}: rounds = {c.rounds!r}; the rule is an integer ≥ 1, or an "
                                 "expression in the hyper-parameters' names when R is not swept")
+    if c.participation is not None and not (isinstance(c.participation, int) and c.participation >= 1
+                                            and not isinstance(c.participation, bool)):
+        raise InvalidClaimError(f"claim {c.name!r}: participation = {c.participation!r}; the rule is an "
+                                "integer ≥ 1 (clients per round), or None for all")
+    if c.start is not None and not (is_number(c.start) and 0 < c.start < float("inf")):
+        raise InvalidClaimError(f"claim {c.name!r}: start = {c.start!r}; the rule is a distance ρ > 0 to the "
+                                "optimum, or None for the engine's start")
+    if c.statistic == "limit" and (c.participation is not None or c.start is not None):
+        raise InvalidClaimError(f"claim {c.name!r}: statistic limit with participation or start; the rule is "
+                                "neither (a limit runs the method's own full-participation start)")
     if c.condition is not None and not callable(c.condition):
         raise InvalidClaimError(f"claim {c.name!r}: condition {c.condition!r}; the rule is a function "
                                 "(problem, reference) → None, or what the instance lacks")

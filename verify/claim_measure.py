@@ -38,7 +38,8 @@ def _twin_runs(c: Claim, v: float, own: Mapping[str, float], q: Any, r: Any, s: 
 
     tc = replace(c, **dict(c.twin), twin={}, controls={}, full={})
     hp, rounds, _ = point(tc, v, own)
-    return runs(method_name(tc), q, hp, rounds, tc.oracle, noise_seeds(c, s), r, record=record)
+    return runs(method_name(tc), q, hp, rounds, tc.oracle, noise_seeds(c, s), r, record=record,
+                **run_options(tc, q, r, s))
 
 
 def _instance_constants(c: Claim, p: Any, ref: Any) -> dict[str, float]:
@@ -139,6 +140,26 @@ def instances_at(c: Claim, s: int) -> list[tuple[Any, Any]]:
             for v in values]
 
 
+#: the stream of a claim's start points (``run_options``): apart from every instance's and oracle's
+START_STREAM = 0x57A27
+
+
+def run_options(c: Claim, q: Any, r: Any, s: int) -> dict[str, Any]:
+    """The engine's options of the claim's runs on instance ``s``: its participation and start point.
+
+    ``start`` = ρ: w₀ = w* + ρ·u with u uniform on the unit sphere, drawn from instance ``s``'s own
+    stream (the same u at every point of its sweep: a fixed distance to the optimum, B = ρ²/2 in the
+    Euclidean h).
+    """
+    out: dict[str, Any] = {}
+    if c.participation is not None:
+        out["participation"] = c.participation
+    if c.start is not None:
+        u = np.random.default_rng([START_STREAM, s]).standard_normal(q.dim)
+        out["w0"] = r.w + c.start * u / np.linalg.norm(u)
+    return out
+
+
 def lacks(c: Claim, s: int) -> str | None:
     """What instance ``s`` lacks for the claim to speak of it (``Claim.condition``), or None."""
     if c.condition is None:
@@ -157,8 +178,7 @@ def measure_instance(c: Claim, s: int) -> _Row:
     from fcocheck.verify.experiments.base import runs, tail_mean
     from fcocheck.verify.residuals import RESIDUALS
 
-    what, values = c.along
-    gen, params = c.problem
+    values = c.along[1]
     P = len(values)
     G, floor, bound, resid = np.empty((c.repeats, P)), np.zeros(P), np.empty(P), np.zeros(P)
     above = np.zeros(c.repeats)  # ``mean_above_floor``: each repetition's floor
@@ -171,7 +191,8 @@ def measure_instance(c: Claim, s: int) -> _Row:
     random = False  # ``limit``: exact gradients, a dual-averaging method (``_check``)
     if prefixes(c):  # one run to the sweep's largest R; each point reads its first R rounds
         hp, rounds, _ = point(c, max(values), own[int(np.argmax(values))])
-        longest = runs(method_name(c), cases[0][0], hp, rounds, c.oracle, noise_seeds(c, s), cases[0][1])
+        longest = runs(method_name(c), cases[0][0], hp, rounds, c.oracle, noise_seeds(c, s), cases[0][1],
+                       **run_options(c, *cases[0], s))
     for j, v in enumerate(values):
         q, r = cases[j]
         hp, rounds, ctx = point(c, v, own[j])
@@ -184,7 +205,7 @@ def measure_instance(c: Claim, s: int) -> _Row:
         else:
             record = "step" if c.statistic == "last_step_mean" or c.measure in RESIDUALS else "round"
             traces = longest or runs(method_name(c), q, hp, rounds, c.oracle, noise_seeds(c, s), r,
-                                     record=record)
+                                     record=record, **run_options(c, q, r, s))
             twins = _twin_runs(c, v, own[j], q, r, s, record) if c.twin else []
             for k, t in enumerate(traces):
                 random = random or bool(t.meta.get("random", True))
@@ -201,7 +222,7 @@ def measure_instance(c: Claim, s: int) -> _Row:
                     G[k, j] = phase_rate(y, floor[j])
                 else:
                     G[k, j] = statistic(c, y)
-        B = max(B, 0.5 * float(np.sum((q.zero() - r.w) ** 2)))
+        B = max(B, 0.5 * float(np.sum((run_options(c, q, r, s).get("w0", q.zero()) - r.w) ** 2)))
     if c.statistic == "mean_above_floor":
         G = np.maximum(G - above[:, None], 1e-300)
     if c.statistic == "rate":  # the gap's resolution is in the phase; a rate is resolved where positive

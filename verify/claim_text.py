@@ -30,7 +30,9 @@ def design_line(c: Claim, measured: dict[str, Any]) -> str:
     drawn = (f"instance {c.instance[0].name} (oracle seed {measured['seeds'][0]})" if c.instance is not None
              else f"{c.seeds} {c.problem[0]} instances (seeds {measured['seeds']}{replaced})")
     twin = f"; each run beside its twin {dict(c.twin)}" if c.twin else ""
-    return (f"{method_name(c)} on {drawn}{noise}{'; stated ' + stated if stated else ''}{twin}; "
+    runs = (f"; {c.participation} client(s) per round" if c.participation is not None else "") + (
+        f"; w₀ = w* + {c.start:g}·u (u a unit vector of the instance's seed)" if c.start is not None else "")
+    return (f"{method_name(c)} on {drawn}{noise}{'; stated ' + stated if stated else ''}{runs}{twin}; "
             f"{measure_text(c)} {c.sense} {c.bound_text()} along {c.along[0]} = "
             f"[{', '.join(f'{v:.4g}' for v in c.along[1])}]")
 

@@ -97,3 +97,23 @@ def test_the_groups_figure_draws_the_laws_and_its_identities_stay_verdicts():
     kinds = {c.name: c.sense for c in curse.GROUP.claims}
     assert sorted(kinds.values()) == ["=", "=", "Θ", "Θ"]
     assert all(c.condition is curse.crosses_lambda for c in curse.GROUP.claims)
+
+
+def test_a_start_at_distance_rho_and_a_participation_reach_every_run():
+    """``start`` = ρ puts w₀ at distance ρ from each instance's w* along the seed's own direction (the
+    same along the sweep, another at another seed); ``participation`` goes to the engine."""
+    from fcocheck.verify.paper_claims import fco_4_1_speedup as speedup
+
+    c = speedup.GROUP.claims[0]
+    (p1, r1), (p2, r2) = claim_measure.instances_at(c, 0)[:2]
+    o1, o2 = claim_measure.run_options(c, p1, r1, 0), claim_measure.run_options(c, p2, r2, 0)
+    assert np.linalg.norm(o1["w0"] - r1.w) == pytest.approx(1.0) and "participation" not in o1
+    assert np.allclose(o1["w0"] - r1.w, o2["w0"] - r2.w)  # one direction per instance seed
+    assert not np.allclose(claim_measure.run_options(c, p1, r1, 1)["w0"] - r1.w, o1["w0"] - r1.w)
+    control = dataclasses.replace(c, **c.controls["one client per round"])
+    assert claim_measure.run_options(control, p2, r2, 0)["participation"] == 1
+    for bad, rule in (({"participation": 0}, "participation = 0; the rule is an integer ≥ 1"),
+                      ({"start": -1.0}, "start = -1.0; the rule is a distance ρ > 0"),
+                      ({"start": float("inf")}, "start = inf; the rule is a distance ρ > 0")):
+        with pytest.raises(InvalidClaimError, match=rule):
+            check(dataclasses.replace(c, **bad))

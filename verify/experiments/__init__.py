@@ -97,10 +97,7 @@ _ALL = (
         "fco-4.2-vs-4.1", "fco-4.2", "the remark after Thm 4.2: which regime wins on each side of L²B/G²",
         statements.crossover_4_2_4_1,
     ),
-    Experiment(
-        "fco-4.1-speedup", "fco-4.1", "σ√B/√(MKR) with Thm 4.1's η_s; one client per round as control",
-        statements.speedup_mkr,
-    ),
+    group_experiment(paper_claims.GROUPS["fco-4.1-speedup"]),
     group_experiment(paper_claims.GROUPS["fco-curse-rate"]),
     claim_experiment(paper_claims.CLAIMS["fedcanon-floor-b"], "floor ∝ σ²/b"),
     claim_experiment(paper_claims.CLAIMS["fedcanon-floor-lambda"], "floor → 0 as λ → 0, ∝ (λB_r)²"),
@@ -120,7 +117,6 @@ _ALL = (
 _SWEEPS = {
     "fco-lemma-4.4": "K, η_c, σ and ζ",
     "fco-4.1-minibatch": "η_cKL", "fco-4.2-vs-4.1": "R around L²B/G²",
-    "fco-4.1-speedup": "M and R",
     "svrg-contraction": "m and h",
 }
 _ALL = tuple(dataclasses.replace(e, sweeps=_SWEEPS.get(e.name, e.sweeps)) for e in _ALL)
