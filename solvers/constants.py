@@ -27,6 +27,7 @@ from fcocheck.solvers.smoothness import (
     client_smoothness_max,
     client_smoothnesses,
     global_smoothness,
+    lanczos_start,
     sample_smoothness,
     second_moment_operator,
 )
@@ -95,8 +96,8 @@ def _hessian_spread(problem: Problem, seed: int = 0) -> tuple[float, float]:
 def _spectral_norm(op: LinearOperator | np.ndarray, seed: tuple[int, int]) -> float:
     if isinstance(op, np.ndarray) and op.shape[0] <= 400:
         return float(np.max(np.abs(np.linalg.eigvalsh(op))))
-    v0 = np.random.default_rng(seed).uniform(-1.0, 1.0, op.shape[0])  # ARPACK's own start, seeded
-    return float(abs(eigsh(op, k=1, which="LM", tol=1e-8, v0=v0, return_eigenvectors=False)[0]))
+    return float(abs(eigsh(op, k=1, which="LM", tol=1e-8, v0=lanczos_start(op.shape[0], seed),
+                           return_eigenvectors=False)[0]))
 
 
 def heterogeneity(problem: Problem, center: np.ndarray, radius: float, samples: int = 32,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -86,8 +86,13 @@ def top_eigenvalue(op: LinearOperator | np.ndarray) -> float:
         return float(np.linalg.eigvalsh(0.5 * (dense + dense.T))[-1])
     from scipy.sparse.linalg import eigsh
 
-    v0 = np.random.default_rng(START_SEED).uniform(-1.0, 1.0, n)
-    return float(eigsh(op, k=1, which="LA", tol=1e-10, v0=v0, return_eigenvectors=False)[0])
+    return float(eigsh(op, k=1, which="LA", tol=1e-10, v0=lanczos_start(n, START_SEED),
+                       return_eigenvectors=False)[0])
+
+
+def lanczos_start(n: int, seed: Any) -> np.ndarray:
+    """A Lanczos start vector of length n from ``seed`` (ARPACK's own is uniform on [−1, 1]ⁿ, unseeded)."""
+    return np.random.default_rng(seed).uniform(-1.0, 1.0, n)
 
 
 def client_smoothness(problem: Problem, m: int) -> float:

@@ -24,3 +24,12 @@ pytest_plugins = ["pytester"]
 def _private_solve_cache(tmp_path_factory, monkeypatch):
     """``fcocheck solve`` caches per instance; tests never touch the user's ~/.cache (one dir per test)."""
     monkeypatch.setenv("FCOCHECK_CACHE", str(tmp_path_factory.mktemp("fcocheck-cache")))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_run_memo(monkeypatch):
+    """Every test starts with an empty run memo (``verify.experiments.base.MEMO``): no test's runs are
+    another's, and a test that compares two runs of one configuration clears it between them."""
+    from fcocheck.verify.experiments import base
+
+    monkeypatch.setattr(base, "_MEMO", base.OrderedDict())

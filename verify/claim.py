@@ -17,8 +17,9 @@ reads "for FedAvgM on the quadratics class, Φ(ŵ) − Φ* ≲ 1/R as R grows". 
   value grows; ``"shrinks"``: as it goes to 0), whose size (≤ 1%) and power against violations of
   the claim (y ∝ bound^0.5 … 0.8, flat, rising) are measured at this design and noise — pooled over the
   instances when they share one bound and their runs are random, each instance against its own curve
-  otherwise (``judge_data``); a lower bound (``sense="≳"``) by the same rule on the reciprocals, a law
-  (``sense="Θ"``) by its log–log slope, an identity (``sense="="``) by its largest residual;
+  otherwise (``claim_judge.judge_data``); a lower bound (``sense="≳"``) by the same rule on the
+  reciprocals, a law (``sense="Θ"``) by its log–log slope, an identity (``sense="="``) by its largest
+  residual;
 * judges only what was **resolved**: a gap Φ(ŵ) − Φ* within ``RESOLVED`` (10³) times the certificate of
   an instance's reference optimum is rounding, not a measurement — a method faster than the bound
   reaches it, and its ratio to a falling bound would then rise.  The sweep is cut before the first
@@ -115,9 +116,9 @@ class Claim:
             the same names as ``bound`` (a step tuned to R and to each instance's B, say).  An expression
             may be given as a function returning one, built when the claim is judged.
         measure: the trace metric, or a measure derived from one (``DERIVED``: ``prox_grad_norm_sq``).
-        rounds: R when ``along`` is not rounds: a number, or an expression in the names of ``hp`` (R tuned to
-            the point — ``"ceiling(8/(mu*eta_c*K))"`` — evaluated with the hyper-parameters; a positive
-            integer there).
+        rounds: R when ``along`` is not rounds: a number, or an expression in the names a bound may use (the
+            hyper-parameters, the stated and the instance's constants: R tuned to the point —
+            ``"ceiling(8/(mu*eta_c*K))"`` — evaluated with the hyper-parameters; a positive integer there).
         oracle: the gradient oracle.
         seeds: instances drawn (≥ 3: the claim is judged across instances).
         direction: ``grows`` (the claim is about the swept value growing) or ``shrinks`` (going to 0).
@@ -136,8 +137,8 @@ class Claim:
             ``≳`` (a lower bound: the ratio must not keep falling — judged as bound/measured ≲ 1, the
             reciprocals by the upper rule: a rate's lower bound is its time constant's upper bound) or
             ``Θ`` (a law: measured ∝ bound along the sweep — the log–log slope must equal the bound's
-            exponent in the swept name, or in one expression of it — ``law_coordinate``) or ``=`` (an
-            identity: the measure — a residual, ``verify.residuals`` — is at most ``bound``, the
+            exponent in the swept name, or in one expression of it — ``claim_expr.law_coordinate``) or
+            ``=`` (an identity: the measure — a residual, ``verify.residuals`` — is at most ``bound``, the
             tolerance, at every point of every run; its controls must break it).
         statistic: what of the metric's curve is measured: ``last`` (its last round), ``mean`` (its
             mean over the rounds), ``max`` (its largest value: a residual's worst round), ``tail_mean``
@@ -156,17 +157,18 @@ class Claim:
             seed's sweep — one step and one bound constant for the whole sweep, as a class's L is).
         controls: negative controls, label → changes to the claim (another method, a hyper-parameter,
             another class): the claim's rule, on the same instances and sweep, must reject each variant
-            (``control_verdicts``) — the rule's power shown on real runs, not only on simulated ones.
+            (``claim_judge.control_verdicts``) — the rule's power shown on real runs, not only on
+            simulated ones.
         vanishes: the measure also vanishes where the bound does — at the swept value 0
             (``direction="shrinks"``: a floor that is 0 without the regulariser, say), or at the zero of a
             law's coordinate (K = 1 for (K − 1)²): measured there on every instance, it must be at most
-            ``VANISH`` times its value at the sweep's nearest point (``vanishing``).
+            ``VANISH`` times its value at the sweep's nearest point (``claim_judge.vanishing``).
         tail: the share of the run's last rounds ``statistic="tail_mean"`` averages (a steady state: long
             enough to average the noise, short enough to leave the transient out).
         twin: changes (``TWIN_FIELDS``: another oracle, method, hyper-parameters) giving every run a twin
             on the same instance with the same oracle seeds; the measure (``TWIN_MEASURES``) is then read
             off the pair — ``twin={"oracle": "exact"}`` with ``measure="w_hat_distance_sq"`` is the noise's
-            share of the output ŵ, whatever the noise-free run carries (``twin_measure``).
+            share of the output ŵ, whatever the noise-free run carries (``claim_measure.twin_measure``).
         instance: one fixed instance (problem, reference) instead of drawn ones — a user's file
             (``validate --problem``): the claim and its controls run on it alone, with the study seed as
             the oracle's; a sweep of the class's parameters cannot run on it.
@@ -174,7 +176,9 @@ class Claim:
             stream, when the measurement is unresolved at a point of its sweep (a floor of exactly 0 —
             an optimum at a vertex the method reaches — says nothing about how the floor moves); 0:
             none, the sweep is cut before the first unresolved point instead.  The replaced seeds are
-            reported; a claim that cannot draw ``seeds`` resolved instances is inconclusive.
+            reported; a claim that cannot draw ``seeds`` resolved instances is inconclusive.  An
+            identity is never redrawn for resolution (a residual of 0 is a measurement); ``redraw`` also
+            bounds the replacements of instances without the claim's ``condition``.
         condition: what an instance of the class must have for the claim to speak of it, beyond the
             generator's parameters: a function (problem, reference) → None when it has it, else what it
             lacks (a sentence).  An instance without it is replaced like an unresolved one (``redraw``

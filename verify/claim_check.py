@@ -24,6 +24,7 @@ from fcocheck.verify.claim import (
 )
 from fcocheck.verify.claim_expr import (
     bound_values,
+    bound_varies,
     is_expression,
     is_number,
     law_exponent,
@@ -64,10 +65,9 @@ def check(c: Claim) -> None:
     values = list(c.along[1])
     if len(values) < 4 or any(not np.isfinite(v) or v <= 0 for v in values):
         raise InvalidClaimError(f"claim {c.name!r}: along {c.along!r}; the rule is ≥ 4 positive values")
-    tuned_r = is_expression(c.rounds) and c.along[0] != "rounds"  # each value checked: ``whole_rounds``
-    if not tuned_r and not (isinstance(c.rounds, int) and not isinstance(c.rounds, bool) and c.rounds >= 1):
+    if not _rounds(c.rounds) or (is_expression(c.rounds) and c.along[0] == "rounds"):
         raise InvalidClaimError(f"claim {c.name!r}: rounds = {c.rounds!r}; the rule is an integer ≥ 1, or an "
-                                "expression in the hyper-parameters' names when R is not swept")
+                                "expression in the claim's names when R is not swept")
     if c.participation is not None and not (isinstance(c.participation, int) and c.participation >= 1
                                             and not isinstance(c.participation, bool)):
         raise InvalidClaimError(f"claim {c.name!r}: participation = {c.participation!r}; the rule is an "
@@ -92,11 +92,11 @@ def check(c: Claim) -> None:
             raise InvalidClaimError(f"claim {c.name!r}: {what} changes {bad!r}; the rule is fields of a "
                                     f"claim {sorted(allowed)}")
     _check_twin(c)
-    own = own_constants(c)
-    if c.oracle != "exact" and c.repeats < 2 and c.sense in (UPPER, LOWER) and own:
+    if c.oracle != "exact" and c.repeats < 2 and c.sense in (UPPER, LOWER) and bound_varies(c):
         raise InvalidClaimError(f"claim {c.name!r}: oracle {c.oracle!r} with repeats = {c.repeats} and a "
-                                f"bound with the instance's {sorted(own)}; the rule is repeats ≥ 2 (each "
-                                "instance is judged on its own bound, its repetitions' spread its noise)")
+                                f"bound that varies with the instance's {sorted(own_constants(c))}; the rule "
+                                "is repeats ≥ 2 (each instance is judged on its own bound, its "
+                                "repetitions' spread its noise)")
     if c.sense not in (UPPER, LOWER, LAW, IDENTITY):
         raise InvalidClaimError(f"claim {c.name!r}: sense {c.sense!r}; the rule is {UPPER} | {LOWER} | "
                                 f"{LAW} | {IDENTITY}")
@@ -154,6 +154,11 @@ def _check_identity(c: Claim) -> None:
                                 "positive number (an identity holds everywhere, to it)")
 
 
+def _rounds(x: Any) -> bool:
+    """R as a claim may give it: an integer ≥ 1, or an expression (each value checked: ``whole_rounds``)."""
+    return is_expression(x) or (isinstance(x, int) and not isinstance(x, bool) and x >= 1)
+
+
 def _check_twin(c: Claim) -> None:
     """A twin changes the run only, and goes with a measure read off the pair (and only then)."""
     if not isinstance(c.twin, Mapping) or set(c.twin) - set(TWIN_FIELDS):
@@ -166,6 +171,9 @@ def _check_twin(c: Claim) -> None:
     if c.twin and c.statistic != "last":
         raise InvalidClaimError(f"claim {c.name!r}: statistic {c.statistic!r} with a twin; the rule is last "
                                 "(a pair of runs gives one number)")
+    if "rounds" in c.twin and not _rounds(c.twin["rounds"]):
+        raise InvalidClaimError(f"claim {c.name!r}: twin rounds = {c.twin['rounds']!r}; the rule is an "
+                                "integer ≥ 1, or an expression in the claim's names")
     if "rounds" in c.twin and c.along[0] == "rounds":
         raise InvalidClaimError(f"claim {c.name!r}: twin rounds with a sweep of rounds; the rule is the "
                                 "sweep's R for both (a twin's own R would be overwritten at every point)")

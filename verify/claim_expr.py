@@ -16,6 +16,25 @@ def own_constants(c: Claim) -> set[str]:
     return (names_used(c) & set(INSTANCE)) - set(c.constants)
 
 
+def bound_varies(c: Claim) -> bool:
+    """Whether the bound can differ between instances.
+
+    It does when it names one of the instance's own constants (``own_constants``), directly or through
+    an hp expression or R's that does (K for an expression of ``local_steps``).
+    """
+    moving = own_constants(c)
+    expressions = {k: v for k, v in c.hp.items() if is_expression(v)}
+    if is_expression(c.rounds):
+        expressions["R"] = c.rounds
+    while moving:
+        new = {k for k, v in expressions.items()
+               if k not in moving and {str(s) for s in as_expr(v, c.name).free_symbols} & moving}
+        if not new:
+            break
+        moving |= new | ({"K"} if "local_steps" in new else set())
+    return bool({str(s) for s in c.symbols()["expr"].free_symbols} & moving)
+
+
 def is_number(x: Any) -> bool:
     """A plain number (a boolean is an option, not a number)."""
     return isinstance(x, int | float | np.integer | np.floating) and not isinstance(x, bool)
@@ -34,9 +53,10 @@ def is_expression(x: Any) -> bool:
 
 
 def names_used(c: Claim) -> set[str]:
-    """Every name the bound, the hp expressions and a rounds expression use."""
+    """Every name the bound, the hp expressions and a rounds expression use (the twin's included)."""
     out = {str(s) for s in c.symbols()["expr"].free_symbols}
-    for v in (*c.hp.values(), c.rounds):
+    twin = dict(c.twin) if isinstance(c.twin, Mapping) else {}
+    for v in (*c.hp.values(), c.rounds, *dict(twin.get("hp", {})).values(), twin.get("rounds")):
         if is_expression(v):
             out |= {str(s) for s in as_expr(v, c.name).free_symbols}
     return out
@@ -55,7 +75,7 @@ def evaluate(c: Claim, what: str, expr: Any, ctx: Mapping[str, float]) -> float:
         value = float(e.subs({s: ctx[str(s)] for s in e.free_symbols}))
     except (TypeError, ValueError):
         value = float("nan")
-    if not np.isfinite(value) and what != "bound":  # a bound's value gets its own error (``_positive``)
+    if not np.isfinite(value) and what != "bound":  # a bound's value gets its own error (``positive``)
         at = ", ".join(f"{k} = {ctx[k]:g}" for k in sorted({str(s) for s in e.free_symbols}))
         raise InvalidClaimError(f"claim {c.name!r}: {what} {str(expr)!r} is not a finite number at {at}; "
                                 "the rule is finite wherever the claim runs")

@@ -3,7 +3,7 @@
 FedCanon's floor, say, is ∝ η_l², ∝ (K − 1)², 0 at K = 1 and flat in η_g: three laws, each a ``Claim``
 with its own sweep, drawn on the same instances of one class.  A ``ClaimGroup`` names them as one study
 (``validate`` runs it by its name); its verdicts are its claims' (each reason says which law), its
-figure draws every claim's measurement with its fitted law on one set of axes.
+figure draws its laws' measurements with their fitted laws on one set of axes.
 """
 
 from __future__ import annotations
@@ -50,28 +50,32 @@ class ClaimGroup:
     def judge(self, seed: int = 0, quick: bool = True) -> tuple[list, dict[str, Any]]:
         """Every claim's verdicts (each reason naming its law) and what each measured, and the figure.
 
-        The figure draws every judged claim's series on one set of axes, each against its own coordinate
-        (η_l, K − 1, η_g …: ``verify.claim_expr.law_x``); a claim that could not be judged draws nothing.
+        The figure draws every judged law's series on one set of axes, each against its own coordinate
+        (η_l, K − 1, η_g …: ``verify.claim_expr.law_x``); a group without a judged law draws its first
+        judged claim's own figure (bounds along different sweeps share no axis); a claim that could not
+        be judged draws nothing.
         """
         from fcocheck.solvers.readable import readable_name
         from fcocheck.verify.claim import LAW
-        from fcocheck.verify.claim_expr import law_x
         from fcocheck.verify.claim_judge import judge
         from fcocheck.verify.claim_text import ROWS, plot
         from fcocheck.verify.experiments.base import plot_spec
 
-        verdicts, measured, series, ylabels, xlabels = [], {}, [], [], []
+        verdicts, measured, figures = [], {}, []
         for c in self.claims:
             vs, m = judge(c, seed, quick)
             law = f"{c.bound_text()} along {readable_name(c.symbols()['name'])}"
             verdicts += [replace(v, reason=f"{law}: {v.reason}") for v in vs]
             figure = plot(c.design(quick), m)
-            if figure is not None and figure["kind"] == "slope":  # the laws; an identity's bars are its own
-                series += [{**s, "label": f"{s['label']} ({law})"} for s in figure["series"]]
-                ylabels.append(figure["ylabel"])
-                swept = readable_name(c.symbols()["name"])
-                xlabels.append(law_x(c, c.along[1])[1] if c.sense == LAW else swept)
+            if figure is not None:
+                figures.append((c.sense == LAW, law, figure))
             measured[c.name] = m
-        axis = ", ".join(dict.fromkeys(xlabels[:-1])) + f" or {xlabels[-1]}" if series else ""
-        measured["plot"] = (plot_spec("slope", axis, ylabels[0], series, rows=ROWS) if series else None)
+        laws = [(law, f) for is_law, law, f in figures if is_law]
+        if laws:
+            series = [{**s, "label": f"{s['label']} ({law})"} for law, f in laws for s in f["series"]]
+            xlabels = list(dict.fromkeys(f["xlabel"] for _, f in laws))
+            axis = ", ".join(xlabels[:-1]) + f" or {xlabels[-1]}" if len(xlabels) > 1 else xlabels[0]
+            measured["plot"] = plot_spec("slope", axis, laws[0][1]["ylabel"], series, rows=ROWS)
+        else:
+            measured["plot"] = figures[0][2] if figures else None
         return verdicts, measured

@@ -23,15 +23,16 @@ def judge(c: Claim, seed: int = 0, quick: bool = True) -> tuple[list[Verdict], d
     The verdicts: on the drawn instances (with size and power), each negative control
     (``control_verdicts``), the limits' settling (``statistic="limit"``), the measure where the bound
     vanishes (``vanishing``), then against the class's worst case where it applies;
-    ``rates.verdict.combine`` of them is the claim's status.  When ``redraw`` cannot draw ``seeds``
-    resolved instances, one inconclusive verdict says so and nothing else is judged.
+    ``rates.verdict.combine`` of them is the claim's status.  When too few instances can be drawn —
+    they lack the claim's ``condition`` (does not apply) or ``redraw`` runs out of resolved ones
+    (inconclusive) — one verdict says so and nothing else is judged (``_too_few``).
     """
     from fcocheck.verify.claim_worst import worst_case
 
     c = c.design(quick)
     validate(c)
     m = measure(c, seed)
-    if len(m.seeds) < (1 if c.instance is not None else c.seeds):
+    if len(m.seeds) < _needed(c):
         return [_too_few(c, m)], {"seeds": m.seeds, "skipped": m.skipped}
     v, measured = judge_data(c, m.G, m.floor, m.bound, seed, m.seeds, m.random)
     if m.skipped:
@@ -52,29 +53,36 @@ def judge_measured(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any], fl
     """The verdict on the drawn instances, what was measured, and the class's B (``judge_data``)."""
     validate(c)
     m = measure(c, seed)
-    if len(m.seeds) < c.seeds:
+    if len(m.seeds) < _needed(c):
         return _too_few(c, m), {"seeds": m.seeds, "skipped": m.skipped}, m.B
     v, measured = judge_data(c, m.G, m.floor, m.bound, seed, m.seeds, m.random)
     return v, measured, m.B
 
 
-def _too_few(c: Claim, m: Measurement) -> Verdict:
-    """Fewer than ``seeds`` instances: the class lacks the claim's condition, or too few resolve every point.
+def _needed(c: Claim) -> int:
+    """Instances a verdict needs: the fixed one, or ``seeds`` drawn."""
+    return 1 if c.instance is not None else c.seeds
 
-    A class (or a fixed instance) without the condition is outside the claim: not applicable, naming
-    what the rejected draws lacked.
+
+def _too_few(c: Claim, m: Measurement) -> Verdict:
+    """Fewer instances than needed: the class lacks the claim's condition, or too few resolve every point.
+
+    Not applicable when every rejected draw (or the fixed instance) lacked the condition — the class is
+    outside the claim — naming what they lacked; otherwise inconclusive, counting both causes.
     """
-    if m.lacking:
-        shown = "; ".join(m.lacking[:3]) + (f"; … ({len(m.lacking)} in all)" if len(m.lacking) > 3 else "")
-        where = ("the fixed instance" if c.instance is not None else
-                 f"{len(m.seeds)} of {c.seeds} instances in {len(m.seeds) + len(m.skipped)} draws")
-        return Verdict(NOT_APPLICABLE, "applicability", f"the claim's condition holds on {where}: {shown}",
+    draws = len(m.seeds) + len(m.skipped)
+    shown = "; ".join(m.lacking[:3]) + (f"; … ({len(m.lacking)} in all)" if len(m.lacking) > 3 else "")
+    if m.lacking and (c.instance is not None or len(m.lacking) == len(m.skipped)):
+        where = ("the fixed instance lacks it" if c.instance is not None else
+                 f"{draws - len(m.lacking)} of {draws} draws have it, {c.seeds} instances needed")
+        return Verdict(NOT_APPLICABLE, "applicability", f"the claim's condition: {where} ({shown})",
                        {"lacking": list(m.lacking), "skipped": m.skipped})
+    lacked = f", {len(m.lacking)} of them lacking the claim's condition ({shown})" if m.lacking else ""
     return Verdict(INCONCLUSIVE, "resolution", f"only {len(m.seeds)} of {c.seeds} instances resolve every "
-                   f"point of the sweep: {len(m.skipped)} draws rejected ({m.skipped}), {c.redraw} "
+                   f"point of the sweep: {len(m.skipped)} draws rejected ({m.skipped}){lacked}, {c.redraw} "
                    f"replacements allowed; the rule is {c.seeds} — allow more redraws or end the sweep "
                    "earlier",
-                   {"skipped": m.skipped})
+                   {"skipped": m.skipped, "lacking": list(m.lacking)})
 
 
 def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int = 0,

@@ -188,7 +188,7 @@ def measure_instance(c: Claim, s: int) -> _Row:
     if c.constants_over == "sweep":
         own = [{k: max(o[k] for o in own) for k in own[0]}] * len(own)
     longest = None
-    random = False  # ``limit``: exact gradients, a dual-averaging method (``_check``)
+    random = False  # ``limit``: exact gradients, a dual-averaging method (``claim_check.check``)
     if prefixes(c):  # one run to the sweep's largest R; each point reads its first R rounds
         hp, rounds, _ = point(c, max(values), own[int(np.argmax(values))])
         longest = runs(method_name(c), cases[0][0], hp, rounds, c.oracle, noise_seeds(c, s), cases[0][1],

@@ -18,7 +18,7 @@ from fcocheck.verify.claim import (
     Claim,
     method_name,
 )
-from fcocheck.verify.claim_expr import law_x
+from fcocheck.verify.claim_expr import is_expression, law_x
 
 
 def design_line(c: Claim, measured: dict[str, Any]) -> str:
@@ -27,10 +27,13 @@ def design_line(c: Claim, measured: dict[str, Any]) -> str:
              f", {c.oracle}" + (f" ({c.repeats} noise seeds each)" if c.repeats > 1 else ""))
     stated = ", ".join(f"{k} = {v:g}" for k, v in c.constants.items())
     replaced = f" (replaced: {measured['skipped']})" if measured.get("skipped") else ""
-    drawn = (f"instance {c.instance[0].name} (oracle seed {measured['seeds'][0]})" if c.instance is not None
-             else f"{c.seeds} {c.problem[0]} instances (seeds {measured['seeds']}{replaced})")
+    seeds = measured.get("seeds") or []  # none when nothing was measured (the instance lacks a condition)
+    oracle_seed = f" (oracle seed {seeds[0]})" if seeds else ""
+    drawn = (f"instance {c.instance[0].name}{oracle_seed}" if c.instance is not None
+             else f"{c.seeds} {c.problem[0]} instances (seeds {seeds}{replaced})")
     twin = f"; each run beside its twin {dict(c.twin)}" if c.twin else ""
-    runs = (f"; {c.participation} client(s) per round" if c.participation is not None else "") + (
+    runs = (f"; R = {c.rounds}" if is_expression(c.rounds) else "") + (
+        f"; {c.participation} client(s) per round" if c.participation is not None else "") + (
         f"; w₀ = w* + {c.start:g}·u (u a unit vector of the instance's seed)" if c.start is not None else "")
     return (f"{method_name(c)} on {drawn}{noise}{'; stated ' + stated if stated else ''}{runs}{twin}; "
             f"{measure_text(c)} {c.sense} {c.bound_text()} along {c.along[0]} = "

@@ -180,7 +180,10 @@ def test_the_study_seed_reaches_the_instance_and_fixes_its_bits():
     same bits."""
     c = Claim("seeded", method="feddualavg", bound="1/R", along=("rounds", [10, 20, 40, 80]),
               problem=("quadratics", {"mu": 0.5, "zeta": 1.0, "d": 10}), hp=HP, worst=False)
+    from fcocheck.verify.experiments import base
+
     _, a, _ = judge_measured(c, seed=0)
+    base._MEMO.clear()  # the same bits from fresh runs, not the memo's
     _, b, _ = judge_measured(c, seed=0)
     _, other, _ = judge_measured(c, seed=3)
     assert a["seeds"] == [0, 1, 2] and other["seeds"] == [3, 4, 5]
@@ -478,6 +481,7 @@ def test_a_sweep_of_rounds_read_off_one_run_has_the_bits_of_separate_runs(monkey
     control variates included), so the claim's numbers are the same bits either way; a step tuned to R
     (an expression) runs each R on its own."""
     from fcocheck.verify import claim_measure
+    from fcocheck.verify.experiments import base
 
     c = Claim("p", method=method, bound="1/R", along=("rounds", (5, 9, 17, 30)), hp=hp, oracle=oracle,
               repeats=2 if oracle != "exact" else 1, measure="gap_avg", problem=problem, statistic=stat)
@@ -486,6 +490,7 @@ def test_a_sweep_of_rounds_read_off_one_run_has_the_bits_of_separate_runs(monkey
     assert not claim_measure.prefixes(dataclasses.replace(c, hp={**hp, step: "0.05*sqrt(10/R)"}))
     assert not claim_measure.prefixes(dataclasses.replace(c, statistic="last_step_mean"))
     one = claim_measure.measure_instance(c, 3)
+    base._MEMO.clear()  # each R's own run, not the memo's longest one
     monkeypatch.setattr(claim_measure, "prefixes", lambda _: False)
     assert np.array_equal(one.G, claim_measure.measure_instance(c, 3).G)
 

@@ -35,11 +35,11 @@ def test_instances_without_the_condition_are_replaced_from_the_seeds_own_stream(
     assert curse.crosses_lambda(*claim_measure.instances_at(law, 8)[0]) is None
     monkeypatch.setattr(claim_measure, "measure_instance", _fake_row)
     m = claim_measure.measure(law, 7)
-    assert m.skipped == [7] and m.seeds[1:] == [8, 9], m.seeds
-    assert m.seeds[0] >= REPLACEMENT_BASE + (law.redraw + 1) * 7
+    assert m.skipped == [7] and m.seeds[1:] == list(range(8, 7 + law.seeds)), m.seeds
+    assert m.seeds[0] == REPLACEMENT_BASE + (law.redraw + 1) * 7  # the stream's first: base + cap·seed
     assert "instance 7: no client's gradient at w* crosses λ" in m.lacking[0]
     without = dataclasses.replace(law, condition=None)  # the check can fail: without it, 7 is kept
-    assert claim_measure.measure(without, 7).seeds == [7, 8, 9]
+    assert claim_measure.measure(without, 7).seeds == list(range(7, 7 + law.seeds))
 
 
 def test_a_class_or_an_instance_without_the_condition_does_not_apply(monkeypatch):
@@ -48,12 +48,33 @@ def test_a_class_or_an_instance_without_the_condition_does_not_apply(monkeypatch
     never = dataclasses.replace(curse.GROUP.claims[2], condition=lambda p, ref: "a margin it lacks", redraw=3)
     (v,), measured = claim_judge.judge(never, 0)
     assert v.status == "does not apply" and "a margin it lacks" in v.reason, v.reason
-    assert "0 of 3 instances in 4 draws" in v.reason and measured["skipped"] == v.evidence["skipped"]
+    assert "0 of 4 draws have it, 3 instances needed" in v.reason
+    assert measured["skipped"] == v.evidence["skipped"]
     p7 = claim_measure.instances_at(curse.GROUP.claims[0], 7)[0]
     (v,), _ = claim_judge.judge(dataclasses.replace(curse.GROUP.claims[0], instance=p7), 0)
-    assert v.status == "does not apply" and "the fixed instance" in v.reason, v.reason
+    assert v.status == "does not apply" and "the fixed instance lacks it" in v.reason, v.reason
+    from fcocheck.verify.experiments import claim_experiment  # validate --problem's path: a line, no crash
+
+    res = claim_experiment(curse.GROUP.claims[0], needs=lambda p, r: None).body(True, 0, p7)
+    assert res.status == "does not apply" and "instance quadratics" in res.design
+    assert "oracle seed" not in res.design
     p0 = claim_measure.instances_at(curse.GROUP.claims[0], 0)[0]  # one that has it is judged
     assert claim_measure.measure(dataclasses.replace(curse.GROUP.claims[0], instance=p0), 0).seeds == [0]
+
+
+def test_draws_rejected_for_resolution_too_are_inconclusive_not_outside_the_claim(monkeypatch):
+    """One draw lacks the condition, the others are unresolved: the class has the condition, so the
+    verdict is inconclusive (resolution), counting both causes — never 'does not apply'."""
+    law = dataclasses.replace(curse.GROUP.claims[0], redraw=3)
+    monkeypatch.setattr(claim_measure, "lacks", lambda c, s: "a margin it lacks" if s == 0 else None)
+
+    def unresolved(c, s):  # noqa: ANN001, ANN202
+        P = len(c.along[1])
+        return claim_measure._Row(np.zeros((1, P)), np.full(P, 1e-12), np.ones(P), 1.0, np.zeros(P), False)
+
+    monkeypatch.setattr(claim_measure, "measure_instance", unresolved)
+    (v,), _ = claim_judge.judge(law, 0)
+    assert v.status == "inconclusive" and "1 of them lacking the claim's condition" in v.reason, v.reason
 
 
 def test_rounds_tuned_to_each_point_are_the_expressions_whole_value():
@@ -92,11 +113,26 @@ def test_the_gap_ratio_of_a_run_and_its_twin(own, other, want):
     assert got == pytest.approx(want) if np.isfinite(want) else got == want
 
 
-def test_the_groups_figure_draws_the_laws_and_its_identities_stay_verdicts():
-    """The figure's series are the two laws' (the identities are bars of their own kind)."""
-    kinds = {c.name: c.sense for c in curse.GROUP.claims}
-    assert sorted(kinds.values()) == ["=", "=", "Θ", "Θ"]
-    assert all(c.condition is curse.crosses_lambda for c in curse.GROUP.claims)
+def test_a_groups_figure_draws_its_laws_or_else_its_first_claims_figure(monkeypatch):
+    """The curse group's figure holds the two laws' series (its identities' bars stay their own); a group
+    without a law (Thm 4.1's two bounds) shows its first claim's figure, not a merge of other axes."""
+    from fcocheck.rates.verdict import CONSISTENT, Verdict
+    from fcocheck.verify import claim_text
+    from fcocheck.verify.paper_claims import fco_4_1_speedup as speedup
+
+    def fake_plot(c, measured):  # noqa: ANN001, ANN202
+        kind = {"Θ": "slope", "=": "bars", "≲": "bound"}[c.sense]
+        return {"kind": kind, "xlabel": c.along[0], "ylabel": "y", "series": [{"label": c.name}]}
+
+    monkeypatch.setattr(claim_judge, "judge", lambda c, seed, quick: ([Verdict(CONSISTENT, "r", "ok")], {}))
+    monkeypatch.setattr(claim_text, "plot", fake_plot)
+    _, measured = curse.GROUP.judge(0)
+    labels = [s["label"] for s in measured["plot"]["series"]]
+    assert labels == ["fco-curse-rate-eta-c (η_cK along η_c)", "fco-curse-rate-K (η_cK along K)"]
+    assert measured["plot"]["xlabel"] == "eta_c or local_steps"
+    _, measured = speedup.GROUP.judge(0)
+    assert measured["plot"]["kind"] == "bound"
+    assert measured["plot"]["series"] == [{"label": "fco-4.1-speedup-M"}]
 
 
 def test_a_start_at_distance_rho_and_a_participation_reach_every_run():
@@ -117,3 +153,24 @@ def test_a_start_at_distance_rho_and_a_participation_reach_every_run():
                       ({"start": float("inf")}, "start = inf; the rule is a distance ρ > 0")):
         with pytest.raises(InvalidClaimError, match=rule):
             check(dataclasses.replace(c, **bad))
+
+
+def test_a_twins_rounds_follow_the_rules_and_its_names_are_measured():
+    """A twin's R is checked like the claim's, and an instance constant its expressions name is measured."""
+    from fcocheck.verify.claim_expr import bound_varies, own_constants
+
+    dual = curse.GROUP.claims[2]
+    for bad in (0, 2.5, True):
+        with pytest.raises(InvalidClaimError, match=f"twin rounds = {bad!r}; the rule is an integer ≥ 1"):
+            check(dataclasses.replace(dual, twin={**dual.twin, "rounds": bad}))
+    named = dataclasses.replace(dual, twin={**dual.twin, "rounds": "ceiling(8/(mu*eta_c*K*L))"})
+    assert own_constants(named) == {"L"}
+    # a bound the same on every instance although R names the instance's μ: no repetitions asked
+    law = dataclasses.replace(curse.GROUP.claims[0], constants={}, oracle="gaussian:0.1", sense="≲",
+                              bound="eta_c*K")
+    assert own_constants(law) == {"mu"} and not bound_varies(law)
+    check(law)
+    r_bound = dataclasses.replace(law, bound="eta_c*K/R")  # through R, it varies: repeats ≥ 2
+    assert bound_varies(r_bound)
+    with pytest.raises(InvalidClaimError, match=r"a bound that varies with the instance's \['mu'\]"):
+        check(r_bound)

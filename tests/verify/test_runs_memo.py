@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
+import pytest
 
 from fcocheck.verify.experiments import base
 from fcocheck.verify.experiments.instances import drawn
@@ -39,3 +42,49 @@ def test_the_memo_keeps_the_most_recent_runs_only(monkeypatch):
     base.runs("feddualavg", p, {"eta_c": 0.3}, 5, "exact", [1], ref)  # evicts 0.2, the least recent
     assert len(base._MEMO) == 2
     assert base.runs("feddualavg", p, {"eta_c": 0.1}, 5, "exact", [1], ref)[0] is a
+
+
+def test_a_card_registered_again_under_its_name_is_another_run(monkeypatch):
+    """The memo keys the method by its registry object: a new card under an old name is run, not recalled."""
+    from fcocheck.solvers import algorithms
+    from fcocheck.solvers.methods.fedavgm import CARD
+
+    p, ref = drawn("quadratics", 3, None, d=10, clients=4)
+    hp = {"eta_c": 0.1, "local_steps": 2, "beta": 0.5}
+    first_card = dataclasses.replace(CARD, name="memo-mine")
+    algorithms.register_card(first_card)
+    try:
+        a = base.runs("memo-mine", p, hp, 5, "exact", [1], ref)[0]
+        assert base.runs("memo-mine", p, hp, 5, "exact", [1], ref)[0] is a
+        algorithms.unregister("memo-mine")
+        algorithms.register_card(dataclasses.replace(CARD, name="memo-mine"))
+        assert base.runs("memo-mine", p, hp, 5, "exact", [1], ref)[0] is not a
+    finally:
+        algorithms.unregister("memo-mine")
+
+
+def test_a_run_cut_by_ctrl_c_is_an_interrupt_not_a_result(monkeypatch):
+    """The engine ends a run on Ctrl-C with status ``interrupted``: ``runs`` raises it on, keeps nothing."""
+    from fcocheck.solvers.engine.trace import INTERRUPTED
+
+    p, ref = drawn("quadratics", 3, None, d=10, clients=4)
+    real = base.run
+
+    def cut(*args, **kw):  # noqa: ANN002, ANN003, ANN202
+        t = real(*args, **kw)
+        t.meta["status"] = INTERRUPTED
+        return t
+
+    monkeypatch.setattr(base, "run", cut)
+    with pytest.raises(KeyboardInterrupt):
+        base.runs("feddualavg", p, {"eta_c": 0.1}, 5, "exact", [1], ref)
+    assert not base._MEMO
+    monkeypatch.setattr(base, "run", real)  # the check can fail: a completed run is kept
+    base.runs("feddualavg", p, {"eta_c": 0.1}, 5, "exact", [1], ref)
+    assert len(base._MEMO) == 1
+
+
+def test_per_step_records_are_not_kept():
+    p, ref = drawn("quadratics", 3, None, d=10, clients=4)
+    a = base.runs("feddualavg", p, {"eta_c": 0.1}, 5, "exact", [1], ref, record="step")[0]
+    assert base.runs("feddualavg", p, {"eta_c": 0.1}, 5, "exact", [1], ref, record="step")[0] is not a

@@ -18,7 +18,7 @@ import numpy as np
 
 from fcocheck.rates.verdict import INCONCLUSIVE, NOT_APPLICABLE, Verdict, combine
 from fcocheck.solvers.engine.run import run
-from fcocheck.solvers.engine.trace import Trace
+from fcocheck.solvers.engine.trace import INTERRUPTED, Trace
 from fcocheck.solvers.problem import Problem
 
 
@@ -142,11 +142,12 @@ def runs(
 
     ``kw`` goes to ``solvers.engine.run`` (``w0``, ``participation``).  Inside ``collect`` every run
     is recorded.  A configuration this process ran already is not run again (``MEMO``): its bits depend
-    on nothing else (the engine's streams come from the seed).
+    on nothing else (the engine's streams come from the seed).  A run the engine ended on Ctrl-C is not
+    a result: the interrupt goes on (``KeyboardInterrupt``).
     """
     out = []
     for s in seeds:
-        key = _memo_key(algorithm, problem, hp, rounds, oracle, s, reference, record, kw)
+        key, objects = _memo_key(algorithm, problem, hp, rounds, oracle, s, reference, record, kw)
         if key in _MEMO:
             _MEMO.move_to_end(key)
             t, seconds = _MEMO[key][:2]
@@ -154,9 +155,11 @@ def runs(
             t0 = time.perf_counter()
             t = run(algorithm, problem, hp, rounds=rounds, oracle=oracle, seed=s, reference=reference,
                     record=record, **kw)
+            if t.status == INTERRUPTED:  # Ctrl-C inside the engine: not a result, never judged nor kept
+                raise KeyboardInterrupt
             seconds = time.perf_counter() - t0
             if key is not None:
-                _MEMO[key] = (t, seconds, problem, reference)  # the objects held: their ids stay theirs
+                _MEMO[key] = (t, seconds, objects)  # the objects held: their ids stay theirs
                 if len(_MEMO) > MEMO:
                     _MEMO.popitem(last=False)
         _record(algorithm, problem, hp, oracle, s, {"rounds": rounds, **kw}, t, seconds)
@@ -167,19 +170,28 @@ def runs(
 #: runs a process keeps (least recently used out): a claim's twin, its controls and its sibling claims
 #: rerun its configurations on the same instances (the curse study's 5 run sets per sweep are 2)
 MEMO = 64
-_MEMO: OrderedDict[tuple, tuple[Trace, float, Problem, Any]] = OrderedDict()
+_MEMO: OrderedDict[tuple, tuple[Trace, float, tuple]] = OrderedDict()
+#: what a memo key may hold besides the instance objects: values whose repr is their value
+_PLAIN = (bool, int, float, str, type(None), np.integer, np.floating)
 
 
 def _memo_key(algorithm: str, problem: Problem, hp: dict[str, Any], rounds: int, oracle: str, seed: int,
-              reference: Any, record: str, kw: dict[str, Any]) -> tuple | None:
-    """A run's configuration as a key: the instance objects by identity, numbers by their exact repr.
+              reference: Any, record: str, kw: dict[str, Any]) -> tuple[tuple | None, tuple]:
+    """A run's configuration as a key (and the objects it names): objects by identity, values by exact repr.
 
-    None (not kept) when an argument is an array (a start point ``w0``): its repr is not its value.
+    The key is None (not kept) for a per-step record (megabytes a trace) or an argument that is not a plain
+    scalar (a start point ``w0``: an array's repr is not its value).  The objects are held beside the entry,
+    so an id is never another object's while its entry lives; a card registered again under the same
+    name is another object, so another key.
     """
-    if any(isinstance(v, np.ndarray) for v in (*hp.values(), *kw.values())):
-        return None
-    return (algorithm, id(problem), id(reference), repr(sorted(hp.items())), rounds, oracle, seed, record,
-            repr(sorted(kw.items())))
+    from fcocheck.solvers import algorithms
+
+    values = (*hp.values(), *kw.values())
+    if record != "round" or not all(isinstance(v, _PLAIN) for v in values):
+        return None, ()
+    objects = (algorithms.ALGORITHMS.get(algorithms.ALIASES.get(algorithm, algorithm)), problem, reference)
+    return (algorithm, tuple(id(o) for o in objects), repr(sorted(hp.items())), rounds, oracle, seed,
+            repr(sorted(kw.items()))), objects
 
 
 def seeds_for(quick: bool, seed: int, quick_n: int, full_n: int) -> list[int]:

@@ -8,8 +8,8 @@ once: its floor is at least 10³ times lower on the same instances, along the sa
 The condition is the class's, stated and drawn for: some client's gradient at w* crosses λ off the support
 (max over off-support j and clients m of |∇F_m(w*)_j| − λ > 0: heterogeneity beyond the off-support dual
 margin), else the clients' prox points stay on the support and there is no first-order floor.  FedDualAvg's
-floor need not be 0 (the ℓ1 prox does not commute with averaging near a small on-support coordinate:
-2.85e-9 was measured on one instance): "far below", not "at the optimum".
+floor need not be 0 (the ℓ1 prox does not commute with averaging near a small on-support coordinate;
+ratios of 10⁻⁸…10⁻⁴ to FedMiD-avg's are measured): "far below", not "at the optimum".
 
 The class: FedCanon's quadratics (random Hessians, μ = 0.1, L = 1; 8 clients, d = 20), ζ = 1, ψ = 0.3‖·‖₁;
 exact gradients, η_s = 1.  Each run is long enough to reach its floor: R = ⌈8/(μη_cK)⌉ for FedMiD-avg
@@ -25,6 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from fcocheck.rates.catalog import FCO_CURSE
+from fcocheck.solvers.problem import Problem
+from fcocheck.solvers.reference.solve import ReferenceSolution
 from fcocheck.verify.claim import IDENTITY, LAW, Claim
 from fcocheck.verify.claim_group import ClaimGroup
 from fcocheck.verify.classes import FEDCANON_QUADRATICS
@@ -36,7 +38,7 @@ ROUNDS_MID = "ceiling(8/(mu*eta_c*K))"
 ROUNDS_DUAL = "ceiling(24/(mu*eta_c*K))"
 
 
-def curse_margin(p, ref) -> float:  # noqa: ANN001 - a Problem and its reference
+def curse_margin(p: Problem, ref: ReferenceSolution) -> float:
     """Max over off-support j and clients m of |∇F_m(w*)_j| − λ (−∞ without an off-support coordinate).
 
     It is > 0 where client prox points leave the support: the curse's condition, heterogeneity beyond
@@ -49,7 +51,7 @@ def curse_margin(p, ref) -> float:  # noqa: ANN001 - a Problem and its reference
     return float(np.max(np.abs(G[:, zeros])) - p.regularizer.lam)
 
 
-def crosses_lambda(p, ref) -> str | None:  # noqa: ANN001 - a Problem and its reference
+def crosses_lambda(p: Problem, ref: ReferenceSolution) -> str | None:
     """The claim's condition (``Claim.condition``): None when some client crosses λ off the support."""
     margin = curse_margin(p, ref)
     return None if margin > 0 else (f"no client's gradient at w* crosses λ off the support (margin "
@@ -89,7 +91,8 @@ def _far_below(name: str, along: tuple, hp: dict, full: tuple) -> Claim:
 GROUP = ClaimGroup(
     "fco-curse-rate",
     FCO_CURSE.name,
-    "FedMiD-avg's floor ∝ η_cK along η_c and along K; FedDualAvg's ≤ 10⁻³ of it on the same instances",
+    f"FedMiD-avg's floor ∝ η_cK along η_c and along K; FedDualAvg's ≤ {FAR_BELOW:g} of it on the same "
+    "instances",
     (
         _law("fco-curse-rate-eta-c", ETA_C, {"local_steps": 4}, ETA_C_FULL),
         _law("fco-curse-rate-K", K, {"eta_c": 0.04}, K_FULL),

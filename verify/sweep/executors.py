@@ -111,19 +111,19 @@ def sigint_deferred() -> Iterator[None]:
     pickled start-up data); a driver that dies half-way leaves a child that prints a traceback on the
     caller's terminal.  Off the main thread (where no handler can be set) this does nothing.
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
+        yield  # off the main thread, or a handler installed outside Python (it could not be put back)
         return
-    caught: list[int] = []
-    old = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    caught: list[Any] = []
+    old = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(frame))
     try:
         yield
-    finally:
+    finally:  # replayed even when the block raised: an error must not swallow the Ctrl-C
         signal.signal(signal.SIGINT, old)
-    if caught and callable(old):
-        old(signal.SIGINT, None)
-    elif caught and old == signal.SIG_DFL:
-        signal.raise_signal(signal.SIGINT)
+        if caught and callable(old):
+            old(signal.SIGINT, caught[0])
+        elif caught and old == signal.SIG_DFL:
+            signal.raise_signal(signal.SIGINT)
 
 
 def start_helpers() -> None:
@@ -139,6 +139,8 @@ def start_helpers() -> None:
 
     resource_tracker.ensure_running()
     with _sigint_blocked():
+        # forkserver.ensure_running calls resource_tracker.ensure_running first, which unblocks SIGINT
+        # after spawning a tracker: the call above leaves a running tracker, so none is spawned here
         forkserver.ensure_running()
 
 
@@ -242,8 +244,8 @@ class Pool:
                     suspects += list(pending.values())
                     pending.clear()
                     self._restart()
-        except KeyboardInterrupt:  # the workers never see SIGINT: stop them here, then let it end the command
-            self.abort()
+        except (KeyboardInterrupt, GeneratorExit):  # Ctrl-C here or in the caller's loop (which then
+            self.abort()  # closes this generator): the workers never see SIGINT, stop them now
             raise
         finally:
             for fut in pending:
