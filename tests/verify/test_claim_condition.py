@@ -14,11 +14,16 @@ import numpy as np
 import pytest
 
 from fcocheck.verify import claim_judge, claim_measure
-from fcocheck.verify.claim import InvalidClaimError
+from fcocheck.verify.claim import Claim, InvalidClaimError
 from fcocheck.verify.claim_check import check
 from fcocheck.verify.claim_expr import point
 from fcocheck.verify.experiments.base import REPLACEMENT_BASE
 from fcocheck.verify.paper_claims import fco_curse_rate as curse
+
+#: FedDualAvg's floor over FedMiD-avg's on the same instance, each run beside its twin (a pair's measure)
+DUAL = Claim("dual-below", method="feddualavg", bound=1e-3, sense="=", along=curse.ETA_C,
+             hp={"eta_s": 1.0, "local_steps": 4}, rounds="ceiling(24/(mu*eta_c*K))", twin=curse.MID,
+             measure="gap_ratio", **curse.SHARED)
 
 
 def _fake_row(c, s):  # noqa: ANN001, ANN202 - no runs: the draw is what is tested
@@ -45,7 +50,7 @@ def test_instances_without_the_condition_are_replaced_from_the_seeds_own_stream(
 def test_a_class_or_an_instance_without_the_condition_does_not_apply(monkeypatch):
     """Not 'inconclusive': the verdict says the claim does not apply, and names what was lacking."""
     monkeypatch.setattr(claim_measure, "measure_instance", _fake_row)
-    never = dataclasses.replace(curse.GROUP.claims[2], condition=lambda p, ref: "a margin it lacks", redraw=3)
+    never = dataclasses.replace(DUAL, condition=lambda p, ref: "a margin it lacks", redraw=3)
     (v,), measured = claim_judge.judge(never, 0)
     assert v.status == "does not apply" and "a margin it lacks" in v.reason, v.reason
     assert "0 of 4 draws have it, 3 instances needed" in v.reason
@@ -82,7 +87,7 @@ def test_rounds_tuned_to_each_point_are_the_expressions_whole_value():
     for v in law.along[1]:
         hp, rounds, ctx = point(law, v, {})
         assert rounds == int(np.ceil(8 / (0.1 * v * 4))) and ctx["R"] == rounds and "R" not in hp
-    dual = curse.GROUP.claims[2]
+    dual = DUAL
     assert point(dual, 0.02, {})[1] == 3000  # FedDualAvg: ⌈24/(μη_cK)⌉
     assert point(dataclasses.replace(dual, **dual.twin), 0.02, {})[1] == 1000  # its twin, FedMiD-avg
     # an hp may use R once R is known
@@ -108,13 +113,13 @@ class _T(dict):
 @pytest.mark.parametrize("own,other,want", [(2e-9, 1e-4, 2e-5), (0.0, 1e-4, 0.0), (0.0, 0.0, 0.0),
                                             (1e-9, 0.0, float("inf")), (-1e-16, 1e-4, 0.0)])
 def test_the_gap_ratio_of_a_run_and_its_twin(own, other, want):
-    c = curse.GROUP.claims[2]
+    c = DUAL
     got = claim_measure.twin_measure(c, _T(gap=np.array([1.0, own])), _T(gap=np.array([1.0, other])))
     assert got == pytest.approx(want) if np.isfinite(want) else got == want
 
 
 def test_a_groups_figure_draws_its_laws_or_else_its_first_claims_figure(monkeypatch):
-    """The curse group's figure holds the two laws' series (its identities' bars stay their own); a group
+    """The curse group's figure holds the two laws' series (an identity added keeps its bars); a group
     without a law (Thm 4.1's two bounds) shows its first claim's figure, not a merge of other axes."""
     from fcocheck.rates.verdict import CONSISTENT, Verdict
     from fcocheck.verify import claim_text
@@ -129,6 +134,9 @@ def test_a_groups_figure_draws_its_laws_or_else_its_first_claims_figure(monkeypa
     _, measured = curse.GROUP.judge(0)
     labels = [s["label"] for s in measured["plot"]["series"]]
     assert labels == ["fco-curse-rate-eta-c (η_cK along η_c)", "fco-curse-rate-K (η_cK along K)"]
+    with_identity = dataclasses.replace(curse.GROUP, claims=(*curse.GROUP.claims, DUAL))
+    _, measured = with_identity.judge(0)  # an identity's bars are not merged into the laws' axes
+    assert [s["label"] for s in measured["plot"]["series"]] == labels
     assert measured["plot"]["xlabel"] == "eta_c or local_steps"
     _, measured = speedup.GROUP.judge(0)
     assert measured["plot"]["kind"] == "bound"
@@ -159,7 +167,7 @@ def test_a_twins_rounds_follow_the_rules_and_its_names_are_measured():
     """A twin's R is checked like the claim's, and an instance constant its expressions name is measured."""
     from fcocheck.verify.claim_expr import bound_varies, own_constants
 
-    dual = curse.GROUP.claims[2]
+    dual = DUAL
     for bad in (0, 2.5, True):
         with pytest.raises(InvalidClaimError, match=f"twin rounds = {bad!r}; the rule is an integer ≥ 1"):
             check(dataclasses.replace(dual, twin={**dual.twin, "rounds": bad}))

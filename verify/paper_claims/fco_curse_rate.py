@@ -1,23 +1,26 @@
-"""FCO §3.1, the curse of primal averaging: FedMiD-avg's floor is first order in η_cK, FedDualAvg's far below.
+"""FCO §3.1, the curse of primal averaging: FedMiD-avg's steady state is first order in η_cK.
 
 A server that averages the clients' prox points (FedMiD-avg, η_s = 1) keeps, on heterogeneous clients,
 a steady-state Φ − Φ* of first order in the effective step η_cK: each client's ℓ1-prox point is non-zero
-off the optimum's support, and so is their average.  FedDualAvg averages the dual states and thresholds
-once: its floor is at least 10³ times lower on the same instances, along the same sweeps.
+off the optimum's support, and so is their average.  The claim: that floor is Θ(η_cK) along η_c and
+along K, on 5 instances (the law's interval is over their slopes).
 
 The condition is the class's, stated and drawn for: some client's gradient at w* crosses λ off the support
 (max over off-support j and clients m of |∇F_m(w*)_j| − λ > 0: heterogeneity beyond the off-support dual
-margin), else the clients' prox points stay on the support and there is no first-order floor.  FedDualAvg's
-floor need not be 0 (the ℓ1 prox does not commute with averaging near a small on-support coordinate;
-ratios of 10⁻⁸…10⁻⁴ to FedMiD-avg's are measured): "far below", not "at the optimum".
+margin), else the clients' prox points stay on the support and there is no first-order floor.
+
+Its control is FedDualAvg on the same instances and rounds (it averages the dual states and thresholds
+once, so it has no first-order floor): the same rule must reject its curve.  What is not claimed here:
+that FedDualAvg's floor is ≤ 10⁻³ of FedMiD-avg's (the study this replaces).  Over 52 instances of the
+class, FedDualAvg run for 96/(μη_cK) rounds (12× FedMiD-avg's) ends below 10⁻⁹ of it on most, but at
+1.6·10⁻² on one (instance 37 at η_cK = 0.64, a stable floor) and at 0.15 on another (58 at η_cK = 0.08,
+a plateau: a coordinate not yet in the support, the gap the same at every η_c) — a limit that a fixed
+budget does not measure.
 
 The class: FedCanon's quadratics (random Hessians, μ = 0.1, L = 1; 8 clients, d = 20), ζ = 1, ψ = 0.3‖·‖₁;
-exact gradients, η_s = 1.  Each run is long enough to reach its floor: R = ⌈8/(μη_cK)⌉ for FedMiD-avg
-(its floor is reached at a rate μη_cK per round), 3× that for FedDualAvg (which must reach the optimum).
-Two sweeps of η_cK: η_c from 0.02 to 0.16 at K = 4 (to 0.64 in the full design), and K from 1 to 8 at
-η_c = 0.04 (to 16); the measure is the last round's
-Φ − Φ* (the law), and FedDualAvg's over FedMiD-avg's on the same instance (the identity ≤ 10⁻³, whose
-control — the roles swapped — must break it).
+exact gradients, η_s = 1.  Each run reaches its floor: R = ⌈8/(μη_cK)⌉ (the floor is approached at a
+rate μη_cK per round).  Two sweeps of η_cK: η_c from 0.02 to 0.16 at K = 4 (to 0.64 in the full design),
+and K from 1 to 8 at η_c = 0.04 (to 16); the measure is the last round's Φ − Φ*.
 """
 
 from __future__ import annotations
@@ -27,15 +30,12 @@ import numpy as np
 from fcocheck.rates.catalog import FCO_CURSE
 from fcocheck.solvers.problem import Problem
 from fcocheck.solvers.reference.solve import ReferenceSolution
-from fcocheck.verify.claim import IDENTITY, LAW, Claim
+from fcocheck.verify.claim import LAW, Claim
 from fcocheck.verify.claim_group import ClaimGroup
 from fcocheck.verify.classes import FEDCANON_QUADRATICS
 
-#: FedDualAvg's floor must sit at least this far below FedMiD-avg's ("≪")
-FAR_BELOW = 1e-3
-#: rounds to each method's floor (μ is the class's; FedDualAvg goes 3× as far)
+#: rounds to FedMiD-avg's floor (μ is the class's)
 ROUNDS_MID = "ceiling(8/(mu*eta_c*K))"
-ROUNDS_DUAL = "ceiling(24/(mu*eta_c*K))"
 
 
 def curse_margin(p: Problem, ref: ReferenceSolution) -> float:
@@ -65,38 +65,28 @@ SHARED = {"problem": ("quadratics", {**FEDCANON_QUADRATICS, "zeta": 1.0, "lam": 
 ETA_C = ("eta_c", (0.02, 0.04, 0.08, 0.16))
 K = ("local_steps", (1, 2, 4, 8))
 #: instances of a law: its interval is over the instances' slopes (t with 2 degrees of freedom on 3 left
-#: it 91% power against slope ±0.5 at seed 2; the identities' runs are 3× longer and need no interval)
+#: it 91% power against slope ±0.5 at seed 2)
 LAW_SEEDS = 5
 #: the full design's sweeps
 ETA_C_FULL, K_FULL = (0.02, 0.04, 0.08, 0.16, 0.32, 0.64), (1, 2, 4, 8, 16)
 MID = {"method": "fedmid-avg", "rounds": ROUNDS_MID}
-DUAL = {"method": "feddualavg", "rounds": ROUNDS_DUAL}
 
 
 def _law(name: str, along: tuple, hp: dict, full: tuple) -> Claim:
     """FedMiD-avg's floor ∝ η_cK along ``along`` (the other factor fixed by ``hp``)."""
     return Claim(name, bound="eta_c*K", label="η_cK", sense=LAW, along=along, hp={"eta_s": 1.0, **hp},
-                 measure="gap", seeds=LAW_SEEDS, full={"along": full, "seeds": 2 * LAW_SEEDS}, **MID,
+                 measure="gap", seeds=LAW_SEEDS, full={"along": full, "seeds": 2 * LAW_SEEDS},
+                 controls={"FedDualAvg (dual averaging: no curse)": {"method": "feddualavg"}}, **MID,
                  **SHARED)
-
-
-def _far_below(name: str, along: tuple, hp: dict, full: tuple) -> Claim:
-    """FedDualAvg's floor ≤ FAR_BELOW × FedMiD-avg's on the same instance, at every point of ``along``."""
-    return Claim(name, bound=FAR_BELOW, label=f"{FAR_BELOW:g}", sense=IDENTITY, along=along,
-                 hp={"eta_s": 1.0, **hp}, twin=MID, measure="gap_ratio", full={"along": full},
-                 controls={"the roles swapped: FedMiD-avg's over FedDualAvg's": {**MID, "twin": DUAL}},
-                 **DUAL, **SHARED)
 
 
 GROUP = ClaimGroup(
     "fco-curse-rate",
     FCO_CURSE.name,
-    f"FedMiD-avg's floor ∝ η_cK along η_c and along K; FedDualAvg's ≤ {FAR_BELOW:g} of it on the same "
-    "instances",
+    "FedMiD-avg's floor ∝ η_cK along η_c and along K (on instances where a client crosses λ off the "
+    "support)",
     (
         _law("fco-curse-rate-eta-c", ETA_C, {"local_steps": 4}, ETA_C_FULL),
         _law("fco-curse-rate-K", K, {"eta_c": 0.04}, K_FULL),
-        _far_below("fco-curse-rate-dual-eta-c", ETA_C, {"local_steps": 4}, ETA_C_FULL),
-        _far_below("fco-curse-rate-dual-K", K, {"eta_c": 0.04}, K_FULL),
     ),
 )
