@@ -8,7 +8,7 @@ rule of ``rates.verdict`` decides.  ``quick`` designs keep every experiment to a
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from fcocheck.rates.verdict import INCONCLUSIVE, NOT_APPLICABLE, Verdict, combine
+from fcocheck.solvers.engine.batch import run_batch
 from fcocheck.solvers.engine.run import run
 from fcocheck.solvers.engine.trace import Trace
 from fcocheck.solvers.problem import Problem
@@ -140,8 +141,11 @@ def runs(
     """One trace per seed; a diverged run is kept (its metrics end early) and flagged by the caller.
 
     ``kw`` goes to ``solvers.engine.run`` (``w0``, ``participation``).  Inside ``collect`` every run
-    is recorded.
+    is recorded.  Several seeds of per-round records and no ``kw`` run as one ``run_batch`` (the same
+    traces, each run's ``seconds`` the batch's share).
     """
+    if len(seeds) > 1 and record == "round" and not kw:
+        return runs_together(algorithm, [(problem, hp, seeds, reference)], rounds, oracle)[0]
     out = []
     for s in seeds:
         t0 = time.perf_counter()
@@ -149,6 +153,26 @@ def runs(
                 record=record, **kw)
         _record(algorithm, problem, hp, oracle, s, {"rounds": rounds, **kw}, t, time.perf_counter() - t0)
         out.append(t)
+    return out
+
+
+Point = tuple[Problem, dict[str, Any], list[int], Any]  # (instance, hyper-parameters, seeds, reference)
+
+
+def runs_together(algorithm: str, points: Sequence[Point], rounds: int, oracle: str) -> list[list[Trace]]:
+    """``[runs(algorithm, q, hp, rounds, oracle, seeds, reference) for q, hp, seeds, reference in points]``.
+
+    Per-round records, as one ``run_batch``: the runs it can advance together do (the same traces as
+    alone, each run's ``seconds`` the batch's share); inside ``collect`` every run is recorded.
+    """
+    flat = [(q, hp, s, ref) for q, hp, seeds, ref in points for s in seeds]
+    problems, hps, seeds_, refs = (list(x) for x in zip(*flat, strict=True))
+    traces = iter(run_batch(algorithm, problems, hps, rounds, seeds_, oracle, refs))
+    out = []
+    for q, hp, seeds, _ in points:
+        out.append([next(traces) for _ in seeds])
+        for s, t in zip(seeds, out[-1], strict=True):
+            _record(algorithm, q, hp, oracle, s, {"rounds": rounds}, t, t.meta["seconds"])
     return out
 
 
