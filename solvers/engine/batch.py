@@ -5,8 +5,9 @@ Runs of one dual card (FedDualAvg and its OSP variant) that share the shapes of 
 round by round together (``algorithms.batched_dual``: their clients stacked on one axis, one numpy
 call per operation instead of one per run).  Everything else about a run is the engine's own: its
 ``prepare`` (checks, composite map, reference, evaluator), its three seeded streams, its ``Recorder``
-(the metrics, evaluated run by run), the divergence guard — a run that diverges is recorded as
-diverged at that round and leaves the batch, the others go on.  So each trace holds the same bits as
+(the metrics of every run evaluated with one pass over the stacked clients: ``evaluate_many``), the
+divergence guard — a run that diverges is recorded as diverged at that round and leaves the batch, the
+others go on.  So each trace holds the same bits as
 ``run`` gives it alone (``tests/solvers/test_run_batch.py``); only ``meta["seconds"]`` differs (the
 batch's wall time shared equally among its runs).
 
@@ -28,6 +29,7 @@ from fcocheck.solvers.algorithms.base import Algorithm
 from fcocheck.solvers.algorithms.batched_dual import BatchEnv, BatchState, dual_round, stacked_kernel
 from fcocheck.solvers.algorithms.primitives import client_major, client_weights, fused
 from fcocheck.solvers.card.steps import DualAdd, Scale
+from fcocheck.solvers.engine.evaluate import evaluate_many
 from fcocheck.solvers.engine.recorder import Recorder
 from fcocheck.solvers.engine.run import Setup, _meta, check_metrics_every, diverged, prepare, run
 from fcocheck.solvers.engine.trace import COMPLETED, DIVERGED, INTERRUPTED, Trace
@@ -202,10 +204,16 @@ def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: 
                 with np.errstate(all="ignore"):
                     state, logs = dual_round(state, env, [rngs[i][2] for i in active])
                     due = (r + 1) % metrics_every == 0 or r + 1 == rounds
+                    pairs = list(zip(logs, active, strict=True))
+                    bad = [diverged(log, setups[i].scale) for log, i in pairs]
+                    metrics: list = [None] * len(active)
+                    if due:  # one pass over every run's clients (a diverged run's metrics are not wanted)
+                        hats = np.stack([recs[i].w_hat(log) for log, i in pairs])
+                        evaluators = [setups[i].evaluator for i in active]
+                        metrics = evaluate_many(evaluators, env.kernel, state.w, hats, bad)
                     keep = []
                     for j, i in enumerate(active):
-                        log = logs[j]
-                        if diverged(log, setups[i].scale) or not recs[i].record(log, clients, evaluate=due):
+                        if bad[j] or not recs[i].record(logs[j], clients, evaluate=due, metrics=metrics[j]):
                             status[i], diverged_at[i] = DIVERGED, r + 1
                         else:
                             keep.append(j)
