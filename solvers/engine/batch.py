@@ -12,8 +12,8 @@ others go on.  So each trace holds the same bits as
 batch's wall time shared equally among its runs).
 
 A run the batched round does not cover (``batch_key`` is None: another method, partial participation,
-a minibatch oracle, a kernel whose rounds run compiled or client-major alone, per-step records, a
-start point) runs alone through ``run``, as does a run with no partner of its key: never an error.
+a minibatch oracle, a kernel whose rounds run compiled or client-major alone, per-step records) runs
+alone through ``run``, as does a run with no partner of its key: never an error.
 """
 
 from __future__ import annotations
@@ -90,20 +90,14 @@ def batch_key(s: Setup, problem: Problem) -> tuple | None:
     return (alg.name, problem.loss, problem.M, problem.d, problem.dim, data, K, env.oracle.spec(), maps)
 
 
-def _traces_alone(algorithm: str | Algorithm, problems: Sequence[Problem], hps: Sequence[Any], rounds: int,
-                  seeds: Sequence[int], oracle: str | Oracle, references: Sequence[Any], metrics_every: int,
-                  idx: Sequence[int]) -> dict[int, Trace]:
-    return {i: run(algorithm, problems[i], hps[i], rounds=rounds, oracle=oracle, seed=seeds[i],
-                   reference=references[i], metrics_every=metrics_every) for i in idx}
-
-
 def run_batch(algorithm: str | Algorithm, problems: Sequence[Problem], hyperparameters: Sequence[Any],
               rounds: int, seeds: Sequence[int], oracle: str | Oracle = "exact",
-              references: Sequence[Any] | None = None, metrics_every: int = 1) -> list[Trace]:
+              references: Sequence[Any] | None = None, metrics_every: int = 1,
+              w0s: Sequence[Array | None] | None = None) -> list[Trace]:
     """Run i is ``run(algorithm, problems[i], hyperparameters[i], rounds, oracle, seeds[i])``, all at once.
 
-    With ``reference=references[i]`` and ``metrics_every``.  The runs ``batch_key`` groups advance together
-    (module docstring); every other one runs alone.
+    With ``reference=references[i]``, ``w0=w0s[i]`` and ``metrics_every``.  The runs ``batch_key`` groups
+    advance together (module docstring); every other one runs alone.
 
     Args:
         algorithm: registry name (or alias) or an ``Algorithm``, common to every run.
@@ -114,6 +108,7 @@ def run_batch(algorithm: str | Algorithm, problems: Sequence[Problem], hyperpara
         oracle: common to every run.
         references: one per run as ``run``'s ``reference`` (None: each solved and certified).
         metrics_every: as ``run``'s.
+        w0s: one start point per run as ``run``'s ``w0`` (None: each problem's ``zero()``).
 
     Returns:
         One trace per run, in order; each the bits ``run`` gives alone (``meta["seconds"]`` aside).
@@ -124,17 +119,19 @@ def run_batch(algorithm: str | Algorithm, problems: Sequence[Problem], hyperpara
     """
     B = len(problems)
     references = [None] * B if references is None else list(references)
-    if not (len(hyperparameters) == len(seeds) == len(references) == B):
+    w0s = [None] * B if w0s is None else list(w0s)
+    if not (len(hyperparameters) == len(seeds) == len(references) == len(w0s) == B):
         raise ValueError(f"run_batch: {B} problems, {len(hyperparameters)} hyper-parameter sets, "
-                         f"{len(seeds)} seeds, {len(references)} references; the rule is one of each per run")
+                         f"{len(seeds)} seeds, {len(references)} references, {len(w0s)} start points; the "
+                         "rule is one of each per run")
     check_metrics_every(metrics_every)
     name = algorithm if isinstance(algorithm, str) else algorithm.name
     refs = _solved(problems, references)
     setups = [prepare(algorithm, problems[i], hyperparameters[i], rounds, oracle, None, "round", refs[i],
-                      None, "auto") for i in range(B)]
+                      w0s[i], "auto") for i in range(B)]
     batches, alone = batch_groups(setups, problems)
-    out = _traces_alone(algorithm, problems, hyperparameters, rounds, seeds, oracle, refs, metrics_every,
-                        alone)
+    out = {i: run(algorithm, problems[i], hyperparameters[i], rounds=rounds, oracle=oracle, seed=seeds[i],
+                  reference=refs[i], w0=w0s[i], metrics_every=metrics_every) for i in alone}
     for idx in batches:
         traces = _run_group(name, [setups[i] for i in idx], [problems[i] for i in idx], rounds,
                             [seeds[i] for i in idx], metrics_every)

@@ -101,6 +101,17 @@ def test_a_run_diverging_mid_batch_is_frozen_the_others_go_on():
     assert [differences(a, b) for a, b in zip(got, want, strict=True)] == [[]] * 3
 
 
+def test_start_points(quad):
+    """Each run from its own w0 (Thm 4.1's speed-up study starts at w* + u)."""
+    problems, refs = quad
+    hps = [{"eta_c": 0.05, "eta_s": 2.0, "local_steps": 2}] * 3
+    w0s = [r.w + 0.1 * (i + 1) for i, r in enumerate(refs)]
+    got = run_batch("feddualavg", problems, hps, ROUNDS, [0, 1, 2], "gaussian:0.5", refs, w0s=w0s)
+    want = [run("feddualavg", p, h, ROUNDS, "gaussian:0.5", seed=s, reference=r, w0=w)
+            for p, h, s, r, w in zip(problems, hps, [0, 1, 2], refs, w0s, strict=True)]
+    assert [differences(a, b) for a, b in zip(got, want, strict=True)] == [[]] * 3
+
+
 def test_the_comparison_fails_when_one_run_differs(quad):
     """One run's η_c altered in its last bit inside the batch: that run, and only it, differs."""
     problems, refs = quad

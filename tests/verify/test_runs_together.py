@@ -33,3 +33,13 @@ def test_several_seeds_and_points_give_the_runs_alone():
                                                         (2, "gaussian:1.0"), (5, "exact"), (6, "exact"),
                                                         (7, "exact")]
     assert sink[1]["curves"]["gap"] == want[1]["gap"].tolist()
+
+
+def test_a_start_point_is_passed_and_recorded():
+    p, ref = drift_quadratics(8.0, seed=2)
+    hp, w0 = {"eta_c": 0.05, "local_steps": 2}, ref.w + 0.25
+    with collect() as sink:
+        got = runs("feddualavg", p, hp, 8, "gaussian:1.0", [3, 4], ref, w0=w0)
+    want = [run("feddualavg", p, hp, 8, "gaussian:1.0", seed=s, reference=ref, w0=w0) for s in (3, 4)]
+    assert all(same(a, b) for a, b in zip(got, want, strict=True))
+    assert [r["w0"] for r in sink] == [w0.tolist()] * 2

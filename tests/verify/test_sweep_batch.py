@@ -40,6 +40,9 @@ def test_feddualavg_configurations_are_grouped_the_others_alone():
     assert all(len(g) == 1 for g in cut if g[0].algorithm == "fedavg")
     assert sorted(c.key for g in cut for c in g) == sorted(c.key for c in cfgs)
     assert max(len(g) for g in batches(cfgs, workers=4)) == 3  # a pool's workers share a group
+    minibatch = grid({**BASE, "oracle": "minibatch:2", "problem": {"generator": "ridge", "params": {}}},
+                     {"problem.seed": [0, 1]}, seeds=[0, 1])
+    assert [len(g) for g in batches(minibatch)] == [1] * 4  # not covered: each alone
 
 
 def test_a_batched_sweep_stores_what_each_run_alone_stores(tmp_path):

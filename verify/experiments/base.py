@@ -141,11 +141,11 @@ def runs(
     """One trace per seed; a diverged run is kept (its metrics end early) and flagged by the caller.
 
     ``kw`` goes to ``solvers.engine.run`` (``w0``, ``participation``).  Inside ``collect`` every run
-    is recorded.  Several seeds of per-round records and no ``kw`` run as one ``run_batch`` (the same
-    traces, each run's ``seconds`` the batch's share).
+    is recorded.  Several seeds of per-round records with no ``kw`` but ``w0`` run as one ``run_batch``
+    (``runs_together``: the same traces, each run's ``seconds`` the batch's share).
     """
-    if len(seeds) > 1 and record == "round" and not kw:
-        return runs_together(algorithm, [(problem, hp, seeds, reference)], rounds, oracle)[0]
+    if len(seeds) > 1 and record == "round" and set(kw) <= {"w0"}:
+        return runs_together(algorithm, [(problem, hp, seeds, reference)], rounds, oracle, **kw)[0]
     out = []
     for s in seeds:
         t0 = time.perf_counter()
@@ -159,20 +159,23 @@ def runs(
 Point = tuple[Problem, dict[str, Any], list[int], Any]  # (instance, hyper-parameters, seeds, reference)
 
 
-def runs_together(algorithm: str, points: Sequence[Point], rounds: int, oracle: str) -> list[list[Trace]]:
+def runs_together(algorithm: str, points: Sequence[Point], rounds: int, oracle: str,
+                  w0: np.ndarray | None = None) -> list[list[Trace]]:
     """``[runs(algorithm, q, hp, rounds, oracle, seeds, reference) for q, hp, seeds, reference in points]``.
 
-    Per-round records, as one ``run_batch``: the runs it can advance together do (the same traces as
-    alone, each run's ``seconds`` the batch's share); inside ``collect`` every run is recorded.
+    Per-round records, every run from ``w0`` (None: the problem's ``zero()``), as one ``run_batch``: the
+    runs it can advance together do (the same traces as alone, each run's ``seconds`` the batch's share);
+    inside ``collect`` every run is recorded.
     """
     flat = [(q, hp, s, ref) for q, hp, seeds, ref in points for s in seeds]
     problems, hps, seeds_, refs = (list(x) for x in zip(*flat, strict=True))
-    traces = iter(run_batch(algorithm, problems, hps, rounds, seeds_, oracle, refs))
+    traces = iter(run_batch(algorithm, problems, hps, rounds, seeds_, oracle, refs, w0s=[w0] * len(flat)))
+    kw = {"rounds": rounds, **({} if w0 is None else {"w0": w0})}
     out = []
     for q, hp, seeds, _ in points:
         out.append([next(traces) for _ in seeds])
         for s, t in zip(seeds, out[-1], strict=True):
-            _record(algorithm, q, hp, oracle, s, {"rounds": rounds}, t, t.meta["seconds"])
+            _record(algorithm, q, hp, oracle, s, kw, t, t.meta["seconds"])
     return out
 
 
