@@ -25,6 +25,7 @@ def test_several_seeds_and_points_give_the_runs_alone():
         pts = runs_together("feddualavg", [(p, hp, [5], ref), (q, hq, [6, 7], qref)], 10, "exact")
     want = [run("feddualavg", p, hp, 10, "gaussian:1.0", seed=s, reference=ref) for s in (0, 1, 2)]
     assert all(same(a, b) for a, b in zip(got, want, strict=True))
+    assert len({t.meta["seconds"] for t in got}) == 1  # one batch: its wall time shared equally
     assert [len(x) for x in pts] == [1, 2]
     assert same(pts[0][0], run("feddualavg", p, hp, 10, seed=5, reference=ref))
     alone_q = [run("feddualavg", q, hq, 10, seed=s, reference=qref) for s in (6, 7)]
@@ -39,7 +40,8 @@ def test_a_start_point_is_passed_and_recorded():
     p, ref = drift_quadratics(8.0, seed=2)
     hp, w0 = {"eta_c": 0.05, "local_steps": 2}, ref.w + 0.25
     with collect() as sink:
-        got = runs("feddualavg", p, hp, 8, "gaussian:1.0", [3, 4], ref, w0=w0)
+        got = runs("feddualavg", p, hp, 8, "gaussian:1.0", [3, 4], ref, w0=w0, participation=None)
     want = [run("feddualavg", p, hp, 8, "gaussian:1.0", seed=s, reference=ref, w0=w0) for s in (3, 4)]
     assert all(same(a, b) for a, b in zip(got, want, strict=True))
-    assert [r["w0"] for r in sink] == [w0.tolist()] * 2
+    assert [(r["w0"], r["participation"]) for r in sink] == [(w0.tolist(), None)] * 2
+    assert len({t.meta["seconds"] for t in got}) == 1  # batched (Thm 4.1's speed-up study calls it so)

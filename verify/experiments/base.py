@@ -144,7 +144,8 @@ def runs(
     is recorded.  Several seeds of per-round records with no ``kw`` but ``w0`` run as one ``run_batch``
     (``runs_together``: the same traces, each run's ``seconds`` the batch's share).
     """
-    if len(seeds) > 1 and record == "round" and set(kw) <= {"w0"}:
+    if len(seeds) > 1 and record == "round" and set(kw) <= {"w0", "participation"} \
+            and kw.get("participation") is None:
         return runs_together(algorithm, [(problem, hp, seeds, reference)], rounds, oracle, **kw)[0]
     out = []
     for s in seeds:
@@ -160,17 +161,21 @@ Point = tuple[Problem, dict[str, Any], list[int], Any]  # (instance, hyper-param
 
 
 def runs_together(algorithm: str, points: Sequence[Point], rounds: int, oracle: str,
-                  w0: np.ndarray | None = None) -> list[list[Trace]]:
-    """``[runs(algorithm, q, hp, rounds, oracle, seeds, reference) for q, hp, seeds, reference in points]``.
+                  **kw: Any) -> list[list[Trace]]:
+    """``[runs(algorithm, q, hp, rounds, oracle, seeds, reference, **kw) for q, hp, seeds, reference in …]``.
 
-    Per-round records, every run from ``w0`` (None: the problem's ``zero()``), as one ``run_batch``: the
-    runs it can advance together do (the same traces as alone, each run's ``seconds`` the batch's share);
-    inside ``collect`` every run is recorded.
+    Per-round records, every client each round, every run from ``w0`` when given (``kw``: ``w0``, and
+    ``participation`` None, recorded as given), as one ``run_batch``: the runs it can advance together do
+    (the same traces as alone, each run's ``seconds`` the batch's share); inside ``collect`` every run is
+    recorded.
     """
+    if not set(kw) <= {"w0", "participation"} or kw.get("participation") is not None:
+        raise ValueError(f"runs_together: {sorted(kw)}; the rule is w0 and participation None at most")
     flat = [(q, hp, s, ref) for q, hp, seeds, ref in points for s in seeds]
     problems, hps, seeds_, refs = (list(x) for x in zip(*flat, strict=True))
-    traces = iter(run_batch(algorithm, problems, hps, rounds, seeds_, oracle, refs, w0s=[w0] * len(flat)))
-    kw = {"rounds": rounds, **({} if w0 is None else {"w0": w0})}
+    traces = iter(run_batch(algorithm, problems, hps, rounds, seeds_, oracle, refs,
+                            w0s=[kw.get("w0")] * len(flat)))
+    kw = {"rounds": rounds, **kw}
     out = []
     for q, hp, seeds, _ in points:
         out.append([next(traces) for _ in seeds])
