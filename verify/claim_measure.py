@@ -193,9 +193,14 @@ def measure_instance(c: Claim, s: int) -> _Row:
         hp, rounds, _ = point(c, max(values), own[int(np.argmax(values))])
         longest = runs(method_name(c), cases[0][0], hp, rounds, c.oracle, noise_seeds(c, s), cases[0][1],
                        **run_options(c, *cases[0], s))
+    points = [point(c, v, own[j]) for j, v in enumerate(values)]
+    record = "step" if c.statistic == "last_step_mean" or c.measure in RESIDUALS else "round"
+    # the points of one R as one batch (not with a start or a participation of the claim's own: per run)
+    together = (_points_together(c, cases, points, s) if longest is None and c.statistic != "limit"
+                and record == "round" and not run_options(c, *cases[0], s) else None)
     for j, v in enumerate(values):
         q, r = cases[j]
-        hp, rounds, ctx = point(c, v, own[j])
+        hp, rounds, ctx = points[j]
         bound[j] = positive(c, np.array([evaluate(c, "bound", c.bound, ctx)]), f"instance {s}, "
                              f"{c.symbols()['name']} = {v:g}")[0]
         if c.measure in GAP_METRICS:
@@ -203,9 +208,9 @@ def measure_instance(c: Claim, s: int) -> _Row:
         if c.statistic == "limit":
             G[0, j], resid[j] = _limit(c, q, r, hp, rounds, s, floor[j])
         else:
-            record = "step" if c.statistic == "last_step_mean" or c.measure in RESIDUALS else "round"
-            traces = longest or runs(method_name(c), q, hp, rounds, c.oracle, noise_seeds(c, s), r,
-                                     record=record, **run_options(c, q, r, s))
+            traces = longest or (together[j] if together else runs(
+                method_name(c), q, hp, rounds, c.oracle, noise_seeds(c, s), r, record=record,
+                **run_options(c, q, r, s)))
             twins = _twin_runs(c, v, own[j], q, r, s, record) if c.twin else []
             for k, t in enumerate(traces):
                 random = random or bool(t.meta.get("random", True))
@@ -233,6 +238,25 @@ def measure_instance(c: Claim, s: int) -> _Row:
 #: statistics of a curve's first R rounds alone (``prefixes``)
 PREFIX_STATISTICS = ("last", "mean", "tail_mean", "mean_above_floor")
 
+
+
+def _points_together(c: Claim, cases: list, points: list, s: int) -> list[list[Any]]:
+    """Every sweep point's runs on instance ``s`` (``measure_instance``), the points of one R as one batch.
+
+    ``verify.experiments.base.runs_together``: the traces ``runs`` gives point by point, in fewer calls.
+    """
+    from fcocheck.verify.experiments.base import runs_together
+
+    by_rounds: dict[int, list[int]] = {}
+    for j, (_, rounds, _) in enumerate(points):
+        by_rounds.setdefault(rounds, []).append(j)
+    out: list[list[Any]] = [[] for _ in points]
+    for rounds, js in by_rounds.items():
+        got = runs_together(method_name(c), [(cases[j][0], points[j][0], noise_seeds(c, s), cases[j][1])
+                                             for j in js], rounds, c.oracle)
+        for j, traces in zip(js, got, strict=True):
+            out[j] = traces
+    return out
 
 def prefixes(c: Claim) -> bool:
     """Whether a sweep of R is read off one run to the largest R: the same bits, one run per instance.

@@ -44,15 +44,23 @@ class Recorder:
         self.metric_keys = tuple(metrics)
         self._append_point(w0, z0, metrics, overhead=0.0)
 
-    def record(self, log: RoundLog, clients: Array, evaluate: bool = True) -> bool:
+    def w_hat(self, log: RoundLog) -> Array:
+        """ŵ after the round ``log`` reports (the point ``record`` evaluates), nothing recorded."""
+        avg_sum = log.avg_terms.copy() if self.avg_sum is None else self.avg_sum + log.avg_terms
+        return avg_sum / (self.avg_count + log.avg_count)
+
+    def record(self, log: RoundLog, clients: Array, evaluate: bool = True,
+               metrics: dict[str, float] | None = None) -> bool:
         """Record one round; False (nothing appended) when the new objective is not finite.
 
         ``evaluate=False`` skips the pass over the data: the evaluator's metrics are NaN this round.
+        ``metrics``: the evaluator's metrics at (w, ``w_hat(log)``) computed already (``evaluate_many``).
         """
         avg_sum = log.avg_terms.copy() if self.avg_sum is None else self.avg_sum + log.avg_terms
         avg_count = self.avg_count + log.avg_count
         if evaluate:
-            metrics = self.evaluator.evaluate(log.w, avg_sum / avg_count)
+            if metrics is None:
+                metrics = self.evaluator.evaluate(log.w, avg_sum / avg_count)
             if not np.isfinite(metrics["objective"]):
                 return False
             self.metric_keys = tuple(metrics)

@@ -69,6 +69,13 @@ def _check_rounds(rounds: Any) -> int:
     return int(rounds)
 
 
+def check_metrics_every(metrics_every: Any) -> None:
+    """An integer >= 1."""
+    integral = isinstance(metrics_every, int | np.integer) and not isinstance(metrics_every, bool)
+    if not integral or metrics_every < 1:
+        raise InvalidHyperparameterError(f"metrics_every = {metrics_every!r}; the rule is an integer >= 1")
+
+
 def _check_start(problem: Problem, w0: Array | None) -> Array:
     w0 = problem.zero() if w0 is None else np.array(w0, dtype=float)
     if w0.shape != (problem.dim,) or not np.all(np.isfinite(w0)):
@@ -227,9 +234,7 @@ def run(algorithm: str | Algorithm, problem: Problem, hyperparameters: Any = Non
 
     """
     start = time.perf_counter()
-    integral = isinstance(metrics_every, int | np.integer) and not isinstance(metrics_every, bool)
-    if not integral or metrics_every < 1:
-        raise InvalidHyperparameterError(f"metrics_every = {metrics_every!r}; the rule is an integer >= 1")
+    check_metrics_every(metrics_every)
     name = algorithm if isinstance(algorithm, str) else algorithm.name
     s = prepare(algorithm, problem, hyperparameters, rounds, oracle, participation, record,
                 reference, w0, gradient)

@@ -88,3 +88,35 @@ def test_per_step_records_are_not_kept():
     p, ref = drawn("quadratics", 3, None, d=10, clients=4)
     a = base.runs("feddualavg", p, {"eta_c": 0.1}, 5, "exact", [1], ref, record="step")[0]
     assert base.runs("feddualavg", p, {"eta_c": 0.1}, 5, "exact", [1], ref, record="step")[0] is not a
+
+
+def test_several_seeds_run_together_and_are_kept_one_by_one(monkeypatch):
+    """A multi-seed call is one ``run_batch`` of the runs not kept; each run is kept on its own key."""
+    p, ref = drawn("quadratics", 3, None, d=10, clients=4)
+    hp = {"eta_c": 0.1, "local_steps": 2}
+    (one,) = base.runs("feddualavg", p, hp, 20, "exact", [1], ref)
+    calls = []
+    real = base.run_batch
+    monkeypatch.setattr(base, "run_batch", lambda *a, **k: calls.append(a[4]) or real(*a, **k))
+    both = base.runs("feddualavg", p, hp, 20, "exact", [1, 2], ref)
+    assert both[0] is one and calls == [[2]]  # seed 1 recalled, seed 2 batched
+    assert base.runs("feddualavg", p, hp, 20, "exact", [1, 2], ref) == both and calls == [[2]]
+    base._MEMO.clear()
+    fresh = base.runs("feddualavg", p, hp, 20, "exact", [1, 2], ref)
+    assert all(np.array_equal(a["gap"], b["gap"]) for a, b in zip(fresh, both, strict=True))
+
+
+def test_a_batched_run_cut_by_ctrl_c_is_an_interrupt(monkeypatch):
+    from fcocheck.solvers.engine.trace import INTERRUPTED
+
+    p, ref = drawn("quadratics", 3, None, d=10, clients=4)
+    real = base.run_batch
+
+    def cut(*args, **kw):  # noqa: ANN002, ANN003, ANN202
+        out = real(*args, **kw)
+        out[-1].meta["status"] = INTERRUPTED
+        return out
+
+    monkeypatch.setattr(base, "run_batch", cut)
+    with pytest.raises(KeyboardInterrupt):
+        base.runs("feddualavg", p, {"eta_c": 0.1}, 5, "exact", [1, 2], ref)

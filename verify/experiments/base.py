@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from fcocheck.rates.verdict import INCONCLUSIVE, NOT_APPLICABLE, Verdict, combine
+from fcocheck.solvers.engine.batch import run_batch
 from fcocheck.solvers.engine.run import run
 from fcocheck.solvers.engine.trace import INTERRUPTED, Trace
 from fcocheck.solvers.problem import Problem
@@ -143,27 +144,59 @@ def runs(
     ``kw`` goes to ``solvers.engine.run`` (``w0``, ``participation``).  Inside ``collect`` every run
     is recorded.  A configuration this process ran already is not run again (``MEMO``): its bits depend
     on nothing else (the engine's streams come from the seed).  A run the engine ended on Ctrl-C is not
-    a result: the interrupt goes on (``KeyboardInterrupt``).
+    a result: the interrupt goes on (``KeyboardInterrupt``).  Several seeds of per-round records with no
+    ``kw`` but ``w0`` run as one ``run_batch`` (``runs_together``: the same traces, each run's
+    ``seconds`` the batch's share).
     """
+    if len(seeds) > 1 and record == "round" and set(kw) <= {"w0", "participation"} \
+            and kw.get("participation") is None:
+        return runs_together(algorithm, [(problem, hp, seeds, reference)], rounds, oracle, **kw)[0]
     out = []
     for s in seeds:
         key, objects = _memo_key(algorithm, problem, hp, rounds, oracle, s, reference, record, kw)
-        if key in _MEMO:
-            _MEMO.move_to_end(key)
-            t, seconds = _MEMO[key][:2]
-        else:
+        got = _recall(key)
+        if got is None:
             t0 = time.perf_counter()
             t = run(algorithm, problem, hp, rounds=rounds, oracle=oracle, seed=s, reference=reference,
                     record=record, **kw)
-            if t.status == INTERRUPTED:  # Ctrl-C inside the engine: not a result, never judged nor kept
-                raise KeyboardInterrupt
-            seconds = time.perf_counter() - t0
-            if key is not None:
-                _MEMO[key] = (t, seconds, objects)  # the objects held: their ids stay theirs
-                if len(_MEMO) > MEMO:
-                    _MEMO.popitem(last=False)
-        _record(algorithm, problem, hp, oracle, s, {"rounds": rounds, **kw}, t, seconds)
-        out.append(t)
+            got = _keep(key, objects, t, time.perf_counter() - t0)
+        _record(algorithm, problem, hp, oracle, s, {"rounds": rounds, **kw}, *got)
+        out.append(got[0])
+    return out
+
+
+Point = tuple[Problem, dict[str, Any], list[int], Any]  # (instance, hyper-parameters, seeds, reference)
+
+
+def runs_together(algorithm: str, points: Sequence[Point], rounds: int, oracle: str,
+                  **kw: Any) -> list[list[Trace]]:
+    """``[runs(algorithm, q, hp, rounds, oracle, seeds, reference, **kw) for q, hp, seeds, reference in …]``.
+
+    Per-round records, every client each round, every run from ``w0`` when given (``kw``: ``w0``, and
+    ``participation`` None, recorded as given): the runs not in the memo as one ``run_batch``, which
+    advances together those it can (the same traces as alone, each run's ``seconds`` the batch's share);
+    inside ``collect`` every run is recorded.
+    """
+    if not set(kw) <= {"w0", "participation"} or kw.get("participation") is not None:
+        raise ValueError(f"runs_together: {sorted(kw)}; the rule is w0 and participation None at most")
+    flat = [(q, hp, s, ref) for q, hp, seeds, ref in points for s in seeds]
+    keys = [_memo_key(algorithm, q, hp, rounds, oracle, s, ref, "round", kw) for q, hp, s, ref in flat]
+    got = [_recall(key) for key, _ in keys]
+    todo = [i for i, g in enumerate(got) if g is None]
+    if todo:
+        problems, hps, seeds_, refs = (list(x) for x in zip(*(flat[i] for i in todo), strict=True))
+        fresh = run_batch(algorithm, problems, hps, rounds, seeds_, oracle, refs,
+                          w0s=[kw.get("w0")] * len(todo))
+        for i, t in zip(todo, fresh, strict=True):
+            got[i] = _keep(*keys[i], t, t.meta["seconds"])
+    done = iter(got)
+    out = []
+    for q, hp, seeds, _ in points:
+        out.append([])
+        for s in seeds:
+            t, seconds = next(done)
+            _record(algorithm, q, hp, oracle, s, {"rounds": rounds, **kw}, t, seconds)
+            out[-1].append(t)
     return out
 
 
@@ -173,6 +206,25 @@ MEMO = 64
 _MEMO: OrderedDict[tuple, tuple[Trace, float, tuple]] = OrderedDict()
 #: what a memo key may hold besides the instance objects: values whose repr is their value
 _PLAIN = (bool, int, float, str, type(None), np.integer, np.floating)
+
+
+def _recall(key: tuple | None) -> tuple[Trace, float] | None:
+    """A kept run (its trace and first run's seconds), now the most recent; None if not kept."""
+    if key is None or key not in _MEMO:
+        return None
+    _MEMO.move_to_end(key)
+    return _MEMO[key][:2]
+
+
+def _keep(key: tuple | None, objects: tuple, t: Trace, seconds: float) -> tuple[Trace, float]:
+    """Keep a fresh run under ``key`` (None: not kept); a run the engine ended on Ctrl-C is an interrupt."""
+    if t.status == INTERRUPTED:  # not a result: never judged nor kept
+        raise KeyboardInterrupt
+    if key is not None:
+        _MEMO[key] = (t, seconds, objects)  # the objects held: their ids stay theirs
+        if len(_MEMO) > MEMO:
+            _MEMO.popitem(last=False)
+    return t, seconds
 
 
 def _memo_key(algorithm: str, problem: Problem, hp: dict[str, Any], rounds: int, oracle: str, seed: int,

@@ -16,10 +16,11 @@ from functools import partial
 from typing import Any
 
 from fcocheck.solvers.progress import Progress
+from fcocheck.verify.sweep.batching import batches
 from fcocheck.verify.sweep.config import RunConfig, canonical
 from fcocheck.verify.sweep.executors import Serial
 from fcocheck.verify.sweep.store import Store
-from fcocheck.verify.sweep.task import ERROR, crashed, execute, solve_reference
+from fcocheck.verify.sweep.task import ERROR, RunRecord, crashed, execute, execute_batch, solve_reference
 from fcocheck.verify.sweep.version import code_version as current_version
 
 
@@ -79,6 +80,18 @@ def _with_references(executor: Any, todo: list[RunConfig]) -> Any:
     return partial(execute, references=refs)
 
 
+def execute_group(group: list[RunConfig], references: dict[str, Any] | None = None) -> list[RunRecord]:
+    """The records of one batch (``batching.batches``): ``execute`` for one run, else ``execute_batch``."""
+    if len(group) == 1:
+        return [execute(group[0]) if references is None else execute(group[0], references=references)]
+    return execute_batch(group, references)
+
+
+def crashed_group(group: list[RunConfig], message: str) -> list[RunRecord]:
+    """The records of a batch whose worker died under it: each run's ``crashed`` record."""
+    return [crashed(c, message) for c in group]
+
+
 def run_sweep(
     configs: Iterable[RunConfig],
     store: Store,
@@ -114,14 +127,17 @@ def run_sweep(
     start = time.perf_counter()
     try:
         fn = _with_references(executor, todo)
-        for cfg, rec in executor.imap(fn, todo, on_crash=crashed):
-            if store.put(rec, cv):
-                summary.executed[rec.status] += 1
-            else:
-                summary.raced += 1
-            if rec.status == ERROR:
-                summary.errors.append(f"{cfg.algorithm} seed {cfg.seed} [{cfg.key[:10]}]: {rec.error}")
-            bar.step(failed=rec.status == ERROR)
+        refs = fn.keywords["references"] if isinstance(fn, partial) else None
+        for group, recs in executor.imap(partial(execute_group, references=refs),
+                                         batches(todo, executor.workers), on_crash=crashed_group):
+            for cfg, rec in zip(group, recs, strict=True):
+                if store.put(rec, cv):
+                    summary.executed[rec.status] += 1
+                else:
+                    summary.raced += 1
+                if rec.status == ERROR:
+                    summary.errors.append(f"{cfg.algorithm} seed {cfg.seed} [{cfg.key[:10]}]: {rec.error}")
+                bar.step(failed=rec.status == ERROR)
     except KeyboardInterrupt:
         summary.interrupted = True
     finally:

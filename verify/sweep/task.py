@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -162,7 +163,12 @@ def execute(config: RunConfig, references: dict[str, Any] | None = None) -> RunR
             started,
             error=f"{type(exc).__name__}: {exc}{where}",
         )
-    if trace.status == INTERRUPTED:  # Ctrl-C inside the engine: not a result, never stored
+    return _record(config, trace, time.perf_counter() - t0, started)
+
+
+def _record(config: RunConfig, trace: Any, seconds: float, started: str) -> RunRecord:
+    """The record of a finished run (Ctrl-C inside the engine is not a result: raised again, never stored)."""
+    if trace.status == INTERRUPTED:
         raise KeyboardInterrupt
     scalars, kept = _split(trace, config.keep)
     meta = {k: trace.meta[k] for k in ("reference", "constants") if k in trace.meta}
@@ -170,7 +176,7 @@ def execute(config: RunConfig, references: dict[str, Any] | None = None) -> RunR
         config.key,
         config.as_dict(),
         trace.status,
-        time.perf_counter() - t0,
+        seconds,
         started,
         rounds_done=int(trace.meta["completed"]),
         diverged_at=trace.meta.get("diverged_at"),
@@ -178,3 +184,27 @@ def execute(config: RunConfig, references: dict[str, Any] | None = None) -> RunR
         arrays=kept,
         meta=meta,
     )
+
+
+def execute_batch(configs: Sequence[RunConfig], references: dict[str, Any] | None = None) -> list[RunRecord]:
+    """``[execute(c) for c in configs]`` as one ``run_batch`` (configurations ``batching.batches`` grouped).
+
+    Same algorithm, rounds, oracle and ``metrics_every`` in every configuration; each record is the one
+    ``execute`` gives (``seconds``: the batch's wall time shared among its runs).  Anything that fails
+    (an instance, a reference, a configuration ``run`` refuses) sends every configuration through
+    ``execute``, which records each failure as its own.
+    """
+    from fcocheck.solvers.engine.batch import run_batch
+
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    c0 = configs[0]
+    try:
+        with threadpool_limits(1):
+            pairs = [instance(c, references) for c in configs]
+            traces = run_batch(c0.algorithm, [p for p, _ in pairs], [dict(c.hp) for c in configs], c0.rounds,
+                               [c.seed for c in configs], c0.oracle, [r for _, r in pairs], c0.metrics_every)
+    except KeyboardInterrupt:
+        raise
+    except Exception:  # noqa: BLE001 - each configuration alone records its own error
+        return [execute(c, references) for c in configs]
+    return [_record(c, t, t.meta["seconds"], started) for c, t in zip(configs, traces, strict=True)]

@@ -1,0 +1,151 @@
+"""One round of a dual card (FedDualAvg, FCO Alg. 3) for B runs at once, with a leading runs axis.
+
+B runs of the same card on problems of the same shape and the same (h, ψ), with full participation,
+differ in their instance data, their hyper-parameters and their random streams.  Their M clients each
+are stacked into one client axis of B·M rows (run i owns rows iM … iM + M − 1), so every per-client
+operation — the query point ∇(h + η̃ψ)*(z^m), the gradient, z^m − η_c g^m, the dual-norm of z̄ − z^m — is
+one numpy call for all runs; every reduction over clients (z̄ = Σ_m p̃_m z^m, Σ_m p̃_m ‖z̄ − z^m‖²_*, Δ_r)
+stays one call per run, the very call ``primitives.dual_local`` makes on that run's (M, dim) block:
+
+    z^m_{r,0} = z_r;  z^m_{r,k+1} = z^m_{r,k} − η_c g^m(∇(h + η̃_{r,k}ψ)*(z^m_{r,k}))     (rows of every run)
+    Δ_r = Σ_m p̃_m (z^m_{r,K} − z_r);  z_{r+1} = z_r + η_s Δ_r;  w_{r+1} = ∇(h + η̃_{r+1,0}ψ)*(z_{r+1})
+
+A map with a weight t is called once per distinct t over the rows of the runs sharing it (the maps act
+row by row), so each run's numbers are those of the step-by-step schedule run alone, bit for bit
+(``tests/solvers/test_run_batch.py``).  The Gaussian oracle draws each run's noise from that run's
+own generator, in the order the run alone draws it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from fcocheck.solvers.algorithms.base import Counts, RoundLog
+from fcocheck.solvers.kernels import Kernel
+from fcocheck.solvers.oracles import GaussianOracle, Oracle
+
+Array = np.ndarray
+CompositeFn = Callable[[Array, Any], Array]
+
+
+class BatchState(NamedTuple):
+    """The server states of B runs: z_r and w_r stacked ``(B, dim)``, and the common round index r."""
+
+    z: Array
+    w: Array
+    r: int
+
+
+class BatchEnv(NamedTuple):
+    """What a batched round reads, fixed for the batch.
+
+    Attributes:
+        card: the dual card every run runs.
+        hps: each run's hyper-parameters.
+        kernel: the gradient kernel over the B·M stacked clients.
+        weights: p̃ of each run's clients, ``(B, M)``.
+        composite: (z, t) ↦ ∇(h + tψ)*(z), the runs' common map.
+        h: the runs' common mirror map.
+        oracle: the runs' common oracle (exact or Gaussian).
+
+    """
+
+    card: Any
+    hps: tuple
+    kernel: Kernel
+    weights: Array
+    composite: CompositeFn
+    h: Any
+    oracle: Oracle
+
+
+def stacked_kernel(problems: Sequence[Any]) -> Kernel:
+    """A kernel over the clients of every problem, run after run (the batched strategy's arrays).
+
+    Its rows are the problems' own per-client arrays concatenated, so each client's gradient is the
+    same einsum over the same numbers as in its problem's kernel.
+    """
+    p = problems[0]
+    k = Kernel(p, "batched", np.arange(len(problems) * p.M, dtype=np.int64))
+    if p.loss == "quadratic":
+        k._cache["Q"] = (np.concatenate([q.Q for q in problems]), np.concatenate([q.c for q in problems]))
+    else:
+        k._cache["X"] = np.concatenate([q.kernel._stacked() for q in problems])
+        k._cache["y"] = np.concatenate([q.kernel._labels() for q in problems])
+    return k
+
+
+def by_weight(composite: CompositeFn, Z: Array, ts: Sequence[float], rows: int) -> Array:
+    """∇(h + t_iψ)*(z) on run i's ``rows`` rows of Z for every run i: one call per distinct t_i.
+
+    ``Z`` is ``(B·rows, dim)`` (or ``(B, dim)`` with rows = 1).
+    """
+    if len(set(ts)) == 1:
+        return composite(Z, ts[0])
+    out = np.empty(Z.shape)
+    Z3, out3 = Z.reshape(len(ts), rows, -1), out.reshape(len(ts), rows, -1)
+    for t in dict.fromkeys(ts):
+        idx = [i for i, u in enumerate(ts) if u == t]
+        out3[idx] = composite(Z3[idx].reshape(len(idx) * rows, -1), t).reshape(len(idx), rows, -1)
+    return out
+
+
+def _grads(env: BatchEnv, W: Array, rngs: Sequence[np.random.Generator], M: int) -> Array:
+    """Every stacked client's oracle answer: ``GaussianOracle.grads`` with each run's own draw."""
+    G = env.kernel.grads(W)
+    oracle = env.oracle
+    if type(oracle) is GaussianOracle and oracle.sigma != 0:
+        noise = np.concatenate([g.standard_normal((M, W.shape[1])) for g in rngs])
+        G = G + noise * (oracle.sigma / np.sqrt(W.shape[1]))
+    return G
+
+
+def _per_run(weights: Array, X: Array) -> Array:
+    """Σ_m p̃_m x^m for each run: ``weights[i] @ X_i`` on run i's own ``(M, dim)`` block."""
+    B, M = weights.shape
+    X3 = X.reshape(B, M, -1)
+    return np.stack([weights[i] @ X3[i] for i in range(B)])
+
+
+def _discrepancy(env: BatchEnv, Z: Array, zbars: Array) -> Array:
+    """Σ_m p̃_m ‖z̄ − z^m‖²_* for each run (``primitives.discrepancies``' operations, run by run)."""
+    B, M = env.weights.shape
+    norms = env.h.dual_norm(np.repeat(zbars, M, axis=0) - Z)
+    return np.array([float(env.weights[i] @ norms[i * M:(i + 1) * M] ** 2) for i in range(B)])
+
+
+def dual_round(state: BatchState, env: BatchEnv, rngs: Sequence[np.random.Generator]
+               ) -> tuple[BatchState, list[RoundLog]]:
+    """One round of every run (module docstring); the logs are ``Card._dual_round``'s, run by run."""
+    card, hps, r = env.card, env.hps, state.r
+    step = card.client
+    B, M = env.weights.shape
+    K = hps[0].local_steps
+    dim = state.z.shape[1]
+    ts = [[step.tilde(hp, r, k) for k in range(K + 1)] for hp in hps]  # η̃_{r,0..K} per run
+    eta = np.repeat(np.array([getattr(hp, step.eta) for hp in hps]), M)[:, None]
+    Z = np.repeat(state.z, M, axis=0)
+    disc, terms = np.zeros((B, K)), np.zeros((B, dim))
+    for k in range(K):
+        tk = [t[k] for t in ts]
+        W = by_weight(env.composite, Z, tk, M) if step.prox else env.h.grad_conj(Z)
+        G = _grads(env, W, rngs, M)
+        if k > 0:
+            disc[:, k] = _discrepancy(env, Z, _per_run(env.weights, Z))
+        Z -= eta * G
+        zbar = _per_run(env.weights, Z)
+        terms = terms + by_weight(env.composite, zbar, [t[k + 1] for t in ts], 1)
+    delta = _per_run(env.weights, Z - np.repeat(state.z, M, axis=0))
+    u = delta
+    for transform in card.server:  # Scale transforms only (``batchable``): u ← η u, run by run
+        u = np.array([getattr(hp, transform.by) for hp in hps])[:, None] * u
+    z_next = state.z + u
+    w_next = by_weight(env.composite, z_next, [step.tilde(hp, r + 1, 0) for hp in hps], 1)
+    calls = Counts(grad=M * K, prox_client=M * K * step.prox_cost, prox_server=card.apply.prox_cost,
+                   floats_up=M * dim, floats_down=M * dim)
+    logs = [RoundLog(w=w_next[i], z=z_next[i], avg_terms=terms[i], avg_count=K, discrepancy=disc[i],
+                     counts=calls) for i in range(B)]
+    return BatchState(z_next, w_next, r + 1), logs

@@ -1,0 +1,235 @@
+"""Many runs as one computation: ``run_batch(algorithm, problems, hps, rounds, seeds) -> [Trace]``.
+
+Runs of one dual card (FedDualAvg and its OSP variant) that share the shapes of their problems, their
+(h, ψ), oracle, K and rounds, and differ in instance draw, seed or hyper-parameter values, advance
+round by round together (``algorithms.batched_dual``: their clients stacked on one axis, one numpy
+call per operation instead of one per run).  Everything else about a run is the engine's own: its
+``prepare`` (checks, composite map, reference, evaluator), its three seeded streams, its ``Recorder``
+(the metrics of every run evaluated with one pass over the stacked clients: ``evaluate_many``), the
+divergence guard — a run that diverges is recorded as diverged at that round and leaves the batch, the
+others go on.  So each trace holds the same bits as
+``run`` gives it alone (``tests/solvers/test_run_batch.py``); only ``meta["seconds"]`` differs (the
+batch's wall time shared equally among its runs).
+
+A run the batched round does not cover (``batch_key`` is None: another method, partial participation,
+a minibatch oracle, a kernel whose rounds run compiled or client-major alone, per-step records) runs
+alone through ``run``, as does a run with no partner of its key: never an error.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from fcocheck.solvers.algorithms.base import Algorithm
+from fcocheck.solvers.algorithms.batched_dual import BatchEnv, BatchState, dual_round, stacked_kernel
+from fcocheck.solvers.algorithms.primitives import client_major, client_weights, fused
+from fcocheck.solvers.card.steps import DualAdd, Scale
+from fcocheck.solvers.engine.evaluate import evaluate_many
+from fcocheck.solvers.engine.recorder import Recorder
+from fcocheck.solvers.engine.run import Setup, _meta, check_metrics_every, diverged, prepare, run
+from fcocheck.solvers.engine.trace import COMPLETED, DIVERGED, INTERRUPTED, Trace
+from fcocheck.solvers.kernels import serial_blas
+from fcocheck.solvers.oracles import GaussianOracle, Oracle
+from fcocheck.solvers.problem import Problem
+
+Array = np.ndarray
+
+
+def _spec(x: Any) -> str:
+    return type(x).__name__ + json.dumps(x.spec(), sort_keys=True, default=str)
+
+
+def _contiguous(*arrays: Array) -> bool:
+    return all(a.dtype == np.float64 and a.flags.c_contiguous for a in arrays)
+
+
+def batched_method(algorithm: Algorithm) -> bool:
+    """Whether ``algorithms.batched_dual`` runs this method: a dual card with ``Scale`` transforms only."""
+    card = algorithm.card
+    return (card is not None and card.dual and card.memory is None and type(card.apply) is DualAdd
+            and all(type(t) is Scale for t in card.server))
+
+
+def batch_key(s: Setup, problem: Problem) -> tuple | None:
+    """What runs must share to advance together, or None when ``run`` alone must take this one.
+
+    Covered: a dual card whose server transforms are all ``Scale`` (FedDualAvg, FedDualAvg-OSP), every
+    client each round, the exact or Gaussian oracle, and a batched kernel over dense float64 arrays
+    (quadratics, or stacked samples) on which the run alone takes the step-by-step schedule (neither the
+    compiled pass nor the client-major one).
+    """
+    alg, env = s.algorithm, s.env
+    card = alg.card
+    if not batched_method(alg):
+        return None
+    if s.participation not in (None, problem.M) or env.record_steps:
+        return None
+    if type(env.oracle) not in (Oracle, GaussianOracle) or env.kernel.strategy != "batched":
+        return None
+    if problem.loss == "quadratic":
+        data: tuple = (problem.Q.shape,)
+        dense = _contiguous(problem.Q, problem.c)
+    else:
+        stacked = problem.stacked
+        dense = stacked is not None and _contiguous(stacked) and not problem.is_sparse
+        data = (None if stacked is None else stacked.shape, problem.intercept, problem.ridge_lam)
+    K = s.hp.local_steps
+    step = card.client
+    compiled = (step.compiled(problem.h, problem.psi, problem.dim), None)
+    if not dense or fused(env, env.kernel, K, compiled) or client_major(env, env.kernel, K):
+        return None
+    try:
+        maps = (_spec(problem.h), _spec(problem.psi))
+    except (AttributeError, TypeError):
+        return None
+    return (alg.name, problem.loss, problem.M, problem.d, problem.dim, data, K, env.oracle.spec(), maps)
+
+
+def run_batch(algorithm: str | Algorithm, problems: Sequence[Problem], hyperparameters: Sequence[Any],
+              rounds: int, seeds: Sequence[int], oracle: str | Oracle = "exact",
+              references: Sequence[Any] | None = None, metrics_every: int = 1,
+              w0s: Sequence[Array | None] | None = None) -> list[Trace]:
+    """Run i is ``run(algorithm, problems[i], hyperparameters[i], rounds, oracle, seeds[i])``, all at once.
+
+    With ``reference=references[i]``, ``w0=w0s[i]`` and ``metrics_every``.  The runs ``batch_key`` groups
+    advance together (module docstring); every other one runs alone.
+
+    Args:
+        algorithm: registry name (or alias) or an ``Algorithm``, common to every run.
+        problems: one instance per run (the same object may repeat).
+        hyperparameters: one mapping (or hyper-parameter instance) per run.
+        rounds: R, common.
+        seeds: one seed per run.
+        oracle: common to every run.
+        references: one per run as ``run``'s ``reference`` (None: each solved and certified).
+        metrics_every: as ``run``'s.
+        w0s: one start point per run as ``run``'s ``w0`` (None: each problem's ``zero()``).
+
+    Returns:
+        One trace per run, in order; each the bits ``run`` gives alone (``meta["seconds"]`` aside).
+
+    Raises:
+        FcocheckError: any invalid input (before any round runs).
+
+    """
+    B = len(problems)
+    references = [None] * B if references is None else list(references)
+    w0s = [None] * B if w0s is None else list(w0s)
+    if not (len(hyperparameters) == len(seeds) == len(references) == len(w0s) == B):
+        raise ValueError(f"run_batch: {B} problems, {len(hyperparameters)} hyper-parameter sets, "
+                         f"{len(seeds)} seeds, {len(references)} references, {len(w0s)} start points; the "
+                         "rule is one of each per run")
+    check_metrics_every(metrics_every)
+    name = algorithm if isinstance(algorithm, str) else algorithm.name
+    refs = _solved(problems, references)
+    setups = [prepare(algorithm, problems[i], hyperparameters[i], rounds, oracle, None, "round", refs[i],
+                      w0s[i], "auto") for i in range(B)]
+    batches, alone = batch_groups(setups, problems)
+    out = {i: run(algorithm, problems[i], hyperparameters[i], rounds=rounds, oracle=oracle, seed=seeds[i],
+                  reference=refs[i], w0=w0s[i], metrics_every=metrics_every) for i in alone}
+    for idx in batches:
+        traces = _run_group(name, [setups[i] for i in idx], [problems[i] for i in idx], rounds,
+                            [seeds[i] for i in idx], metrics_every)
+        out.update(zip(idx, traces, strict=True))
+    return [out[i] for i in range(B)]
+
+
+def batch_groups(setups: Sequence[Setup], problems: Sequence[Problem]) -> tuple[list[list[int]], list[int]]:
+    """(batches, alone): the runs that share a ``batch_key`` with another, by key; every other run."""
+    groups: dict[tuple, list[int]] = {}
+    alone = []
+    for i, (s, p) in enumerate(zip(setups, problems, strict=True)):
+        key = batch_key(s, p)
+        if key is None:
+            alone.append(i)
+        else:
+            groups.setdefault(key, []).append(i)
+    alone += [g[0] for g in groups.values() if len(g) == 1]
+    return [g for g in groups.values() if len(g) > 1], sorted(alone)
+
+
+def _solved(problems: Sequence[Problem], references: list[Any]) -> list[Any]:
+    """Each run's reference; a missing one solved and certified once per problem object."""
+    from fcocheck.solvers.reference import reference_solve
+
+    solved: dict[int, Any] = {}
+    out = []
+    for p, ref in zip(problems, references, strict=True):
+        if ref is None:
+            if id(p) not in solved:
+                solved[id(p)] = reference_solve(p)
+            ref = solved[id(p)]
+        out.append(ref)
+    return out
+
+
+def _env(setups: Sequence[Setup], problems: Sequence[Problem]) -> BatchEnv:
+    first = setups[0]
+    M = problems[0].M
+    return BatchEnv(first.algorithm.card, tuple(s.hp for s in setups), stacked_kernel(problems),
+                    np.stack([client_weights(p, np.arange(M)) for p in problems]), first.env.composite,
+                    problems[0].h, first.env.oracle)
+
+
+def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: int, seeds: list[int],
+               metrics_every: int) -> list[Trace]:
+    """The runs of one key, round by round together; a diverged run leaves the batch."""
+    start = time.perf_counter()
+    B, M = len(setups), problems[0].M
+    rngs = [tuple(np.random.default_rng(c) for c in np.random.SeedSequence(seed).spawn(3)) for seed in seeds]
+    untouched = [[g.bit_generator.state for g in r] for r in rngs]
+    metas = [_meta(s, name, p, rounds, seed, "round")
+             for s, p, seed in zip(setups, problems, seeds, strict=True)]
+    recs = [Recorder(s.evaluator, s.smoothness, s.participation, rounds) for s in setups]
+    states = [s.algorithm.init(p, s.hp, s.w0, r[0]) for s, p, r in zip(setups, problems, rngs, strict=True)]
+    status: list[str] = [COMPLETED] * B
+    diverged_at: list[int | None] = [None] * B
+    active = list(range(B))
+    clients = np.arange(M)
+    try:
+        with serial_blas():
+            for i in range(B):
+                recs[i].start(states[i].w, states[i].z)
+            state = BatchState(np.stack([st.z for st in states]), np.stack([st.w for st in states]), 0)
+            env = _env(setups, problems)
+            for r in range(rounds):
+                with np.errstate(all="ignore"):
+                    state, logs = dual_round(state, env, [rngs[i][2] for i in active])
+                    due = (r + 1) % metrics_every == 0 or r + 1 == rounds
+                    pairs = list(zip(logs, active, strict=True))
+                    bad = [diverged(log, setups[i].scale) for log, i in pairs]
+                    metrics: list = [None] * len(active)
+                    if due:  # one pass over every run's clients (a diverged run's metrics are not wanted)
+                        hats = np.stack([recs[i].w_hat(log) for log, i in pairs])
+                        evaluators = [setups[i].evaluator for i in active]
+                        metrics = evaluate_many(evaluators, env.kernel, state.w, hats, bad)
+                    keep = []
+                    for j, i in enumerate(active):
+                        if bad[j] or not recs[i].record(logs[j], clients, evaluate=due, metrics=metrics[j]):
+                            status[i], diverged_at[i] = DIVERGED, r + 1
+                        else:
+                            keep.append(j)
+                if len(keep) < len(active):
+                    active = [active[j] for j in keep]
+                    if not active:
+                        break
+                    state = BatchState(state.z[keep], state.w[keep], state.r)
+                    env = _env([setups[i] for i in active], [problems[i] for i in active])
+    except KeyboardInterrupt:
+        for i in active:
+            status[i] = INTERRUPTED
+    seconds = (time.perf_counter() - start) / B
+    traces = []
+    for i in range(B):
+        random = any(g.bit_generator.state != u for g, u in zip(rngs[i], untouched[i], strict=True))
+        metas[i].update(status=status[i], diverged_at=diverged_at[i], seconds=seconds,
+                        metrics_every=int(metrics_every), random=random)
+        trace = recs[i].trace(metas[i])
+        trace.meta["completed"] = len(trace["server_w"]) - 1
+        traces.append(trace)
+    return traces

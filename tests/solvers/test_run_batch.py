@@ -1,0 +1,150 @@
+"""``run_batch`` gives every run the bits ``run`` gives it alone, batched or not, and the check can fail.
+
+The batches mix instance draws, run seeds, step sizes (η_c, η_s), two dual cards, the exact and the
+Gaussian oracle, quadratic and logistic clients, and a run that diverges in the middle of its batch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fcocheck.solvers.engine.batch import batch_groups, run_batch
+from fcocheck.solvers.engine.run import prepare, run
+from fcocheck.solvers.errors import InvalidHyperparameterError
+from fcocheck.solvers.generators import generate
+from fcocheck.solvers.reference import reference_solve
+
+ROUNDS = 12
+
+
+def differences(a, b) -> list[str]:
+    """Every array or metadata entry (wall time aside) in which two traces differ in any bit."""
+    out = sorted(set(a.arrays) ^ set(b.arrays))
+    for k in set(a.arrays) & set(b.arrays):
+        x, y = a.arrays[k], b.arrays[k]
+        if x.shape != y.shape or x.dtype != y.dtype or not np.array_equal(x, y, equal_nan=True):
+            out.append(k)
+    meta_a = {k: v for k, v in a.meta.items() if k != "seconds"}
+    meta_b = {k: v for k, v in b.meta.items() if k != "seconds"}
+    out += [f"meta.{k}" for k in set(meta_a) | set(meta_b) if meta_a.get(k) != meta_b.get(k)]
+    return out
+
+
+def alone(algorithm, problems, hps, seeds, refs, oracle="exact", rounds=ROUNDS):
+    return [run(algorithm, p, h, rounds=rounds, oracle=oracle, seed=s, reference=r)
+            for p, h, s, r in zip(problems, hps, seeds, refs, strict=True)]
+
+
+def batched(algorithm, problems, hps, seeds, refs, oracle="exact", rounds=ROUNDS):
+    """The traces and how ``run_batch`` grouped the runs (every run must be in one batch)."""
+    setups = [prepare(algorithm, p, h, rounds, oracle, None, "round", r, None, "auto")
+              for p, h, r in zip(problems, hps, refs, strict=True)]
+    groups, lone = batch_groups(setups, problems)
+    assert lone == [] and sorted(i for g in groups for i in g) == list(range(len(problems)))
+    return run_batch(algorithm, problems, hps, rounds, seeds, oracle, refs)
+
+
+def quadratic_instances(n=3):
+    """ℓ1-ball quadratics with heterogeneous Hessians (the Lemma 4.4 class), instance seeds 0…n−1."""
+    ps = [generate("quadratics", seed=s, clients=6, d=7, zeta=8.0, hessian_spread=0.5, ball=3.0)
+          for s in range(n)]
+    return ps, [reference_solve(p) for p in ps]
+
+
+def logistic_instances(n=3):
+    ps = [generate("constrained-logistic", seed=s, ball="l2", radius=2.0, clients=5, samples=12, d=6)
+          for s in range(n)]
+    return ps, [reference_solve(p) for p in ps]
+
+
+@pytest.fixture(scope="module")
+def quad():
+    return quadratic_instances()
+
+
+@pytest.fixture(scope="module")
+def logit():
+    return logistic_instances()
+
+
+@pytest.mark.parametrize("algorithm", ["feddualavg", "feddualavg-osp"])
+@pytest.mark.parametrize("oracle", ["exact", "gaussian:0.5"])
+def test_same_bits_as_alone(quad, algorithm, oracle):
+    problems, refs = quad
+    problems, refs = [*problems, problems[0]], [*refs, refs[0]]  # instance 0 twice: two seeds on it
+    hps = [{"eta_c": 0.05, "local_steps": 3}, {"eta_c": 0.02, "local_steps": 3},
+           {"eta_c": 0.05, "eta_s": 0.5, "local_steps": 3}, {"eta_c": 0.05, "local_steps": 3}]
+    seeds = [0, 1, 2, 7]
+    got = batched(algorithm, problems, hps, seeds, refs, oracle)
+    want = alone(algorithm, problems, hps, seeds, refs, oracle)
+    assert [differences(a, b) for a, b in zip(got, want, strict=True)] == [[]] * 4
+    assert all(t.status == "completed" for t in got)
+
+
+def test_same_bits_logistic_clients(logit):
+    problems, refs = logit
+    hps = [{"eta_c": 0.1 * (i + 1), "local_steps": 2} for i in range(3)]
+    got = batched("feddualavg", problems, hps, [3, 4, 5], refs, "gaussian:1.0")
+    want = alone("feddualavg", problems, hps, [3, 4, 5], refs, "gaussian:1.0")
+    assert [differences(a, b) for a, b in zip(got, want, strict=True)] == [[]] * 3
+
+
+def test_a_run_diverging_mid_batch_is_frozen_the_others_go_on():
+    ps = [generate("quadratics", seed=s, clients=6, d=7, zeta=8.0) for s in range(3)]
+    hps = [{"eta_c": eta, "local_steps": 3} for eta in (0.05, 3.5, 0.1)]  # the second explodes
+    refs = [False] * 3
+    got = batched("feddualavg", ps, hps, [0, 1, 2], refs, rounds=40)
+    want = alone("feddualavg", ps, hps, [0, 1, 2], refs, rounds=40)
+    assert [t.status for t in got] == ["completed", "diverged", "completed"]
+    assert 1 < got[1].meta["diverged_at"] < 40  # in the middle of the batch's rounds
+    assert [differences(a, b) for a, b in zip(got, want, strict=True)] == [[]] * 3
+
+
+def test_start_points(quad):
+    """Each run from its own w0 (Thm 4.1's speed-up study starts at w* + u)."""
+    problems, refs = quad
+    hps = [{"eta_c": 0.05, "eta_s": 2.0, "local_steps": 2}] * 3
+    w0s = [r.w + 0.1 * (i + 1) for i, r in enumerate(refs)]
+    got = run_batch("feddualavg", problems, hps, ROUNDS, [0, 1, 2], "gaussian:0.5", refs, w0s=w0s)
+    want = [run("feddualavg", p, h, ROUNDS, "gaussian:0.5", seed=s, reference=r, w0=w)
+            for p, h, s, r, w in zip(problems, hps, [0, 1, 2], refs, w0s, strict=True)]
+    assert [differences(a, b) for a, b in zip(got, want, strict=True)] == [[]] * 3
+
+
+def test_the_comparison_fails_when_one_run_differs(quad):
+    """One run's η_c altered in its last bit inside the batch: that run, and only it, differs."""
+    problems, refs = quad
+    hps = [{"eta_c": 0.05, "local_steps": 3} for _ in problems]
+    changed = [dict(h) for h in hps]
+    changed[1]["eta_c"] = np.nextafter(0.05, 1.0)
+    got = batched("feddualavg", problems, changed, [0, 1, 2], refs)
+    want = alone("feddualavg", problems, hps, [0, 1, 2], refs)
+    diffs = [differences(a, b) for a, b in zip(got, want, strict=True)]
+    assert diffs[0] == [] and diffs[2] == []
+    assert {"server_w", "server_z", "objective", "meta.hyper"} <= set(diffs[1])
+
+
+def test_what_is_not_covered_runs_alone(quad):
+    """Another method, a single run of its key, a compiled-pass instance: ``run`` alone, the same bits."""
+    problems, refs = quad
+    lasso = generate("lasso-paper", clients=4, samples=6, d=5, nnz=2, seed=1)
+    cases = [("fedmid", problems[:2], refs[:2]), ("feddualavg", [problems[0]], refs[:1]),
+             ("feddualavg", [lasso, lasso], [False, False])]
+    for algorithm, ps, rs in cases:
+        hps = [{"eta_c": 0.05, "local_steps": 2}] * len(ps)
+        setups = [prepare(algorithm, p, h, 5, "exact", None, "round", r, None, "auto")
+                  for p, h, r in zip(ps, hps, rs, strict=True)]
+        assert batch_groups(setups, ps)[0] == []
+        got = run_batch(algorithm, ps, hps, 5, list(range(len(ps))), "exact", rs)
+        want = alone(algorithm, ps, hps, list(range(len(ps))), rs, rounds=5)
+        assert all(differences(a, b) == [] for a, b in zip(got, want, strict=True))
+
+
+def test_inputs_are_checked_before_any_round(quad):
+    problems, refs = quad
+    with pytest.raises(InvalidHyperparameterError):
+        run_batch("feddualavg", problems, [{"eta_c": 0.05}] * 3, 5, [0, 1, 2], references=refs,
+                  metrics_every=0)
+    with pytest.raises(ValueError):
+        run_batch("feddualavg", problems, [{"eta_c": 0.05}] * 2, 5, [0, 1, 2], references=refs)
