@@ -184,6 +184,7 @@ def measure_instance(c: Claim, s: int) -> _Row:
     above = np.zeros(c.repeats)  # ``mean_above_floor``: each repetition's floor
     B = 0.0
     cases = instances_at(c, s)
+    options = [run_options(c, q, r, s) for q, r in cases]  # a start point per point: drawn once
     own = [_instance_constants(c, q, r) for q, r in cases]
     if c.constants_over == "sweep":
         own = [{k: max(o[k] for o in own) for k in own[0]}] * len(own)
@@ -192,12 +193,12 @@ def measure_instance(c: Claim, s: int) -> _Row:
     if prefixes(c):  # one run to the sweep's largest R; each point reads its first R rounds
         hp, rounds, _ = point(c, max(values), own[int(np.argmax(values))])
         longest = runs(method_name(c), cases[0][0], hp, rounds, c.oracle, noise_seeds(c, s), cases[0][1],
-                       **run_options(c, *cases[0], s))
+                       **options[0])
     points = [point(c, v, own[j]) for j, v in enumerate(values)]
     record = "step" if c.statistic == "last_step_mean" or c.measure in RESIDUALS else "round"
     # the points of one R as one batch (not with a start or a participation of the claim's own: per run)
     together = (_points_together(c, cases, points, s) if longest is None and c.statistic != "limit"
-                and record == "round" and not run_options(c, *cases[0], s) else None)
+                and record == "round" and not options[0] else None)
     for j, v in enumerate(values):
         q, r = cases[j]
         hp, rounds, ctx = points[j]
@@ -210,7 +211,7 @@ def measure_instance(c: Claim, s: int) -> _Row:
         else:
             traces = longest or (together[j] if together else runs(
                 method_name(c), q, hp, rounds, c.oracle, noise_seeds(c, s), r, record=record,
-                **run_options(c, q, r, s)))
+                **options[j]))
             twins = _twin_runs(c, v, own[j], q, r, s, record) if c.twin else []
             for k, t in enumerate(traces):
                 random = random or bool(t.meta.get("random", True))
@@ -227,7 +228,7 @@ def measure_instance(c: Claim, s: int) -> _Row:
                     G[k, j] = phase_rate(y, floor[j])
                 else:
                     G[k, j] = statistic(c, y)
-        B = max(B, 0.5 * float(np.sum((run_options(c, q, r, s).get("w0", q.zero()) - r.w) ** 2)))
+        B = max(B, 0.5 * float(np.sum((options[j].get("w0", q.zero()) - r.w) ** 2)))
     if c.statistic == "mean_above_floor":
         G = np.maximum(G - above[:, None], 1e-300)
     if c.statistic == "rate":  # the gap's resolution is in the phase; a rate is resolved where positive

@@ -148,8 +148,7 @@ def runs(
     ``kw`` but ``w0`` run as one ``run_batch`` (``runs_together``: the same traces, each run's
     ``seconds`` the batch's share).
     """
-    if len(seeds) > 1 and record == "round" and set(kw) <= {"w0", "participation"} \
-            and kw.get("participation") is None:
+    if len(seeds) > 1 and record == "round" and _together(kw):
         return runs_together(algorithm, [(problem, hp, seeds, reference)], rounds, oracle, **kw)[0]
     out = []
     for s in seeds:
@@ -177,7 +176,7 @@ def runs_together(algorithm: str, points: Sequence[Point], rounds: int, oracle: 
     advances together those it can (the same traces as alone, each run's ``seconds`` the batch's share);
     inside ``collect`` every run is recorded.
     """
-    if not set(kw) <= {"w0", "participation"} or kw.get("participation") is not None:
+    if not _together(kw):
         raise ValueError(f"runs_together: {sorted(kw)}; the rule is w0 and participation None at most")
     flat = [(q, hp, s, ref) for q, hp, seeds, ref in points for s in seeds]
     keys = [_memo_key(algorithm, q, hp, rounds, oracle, s, ref, "round", kw) for q, hp, s, ref in flat]
@@ -206,6 +205,11 @@ MEMO = 64
 _MEMO: OrderedDict[tuple, tuple[Trace, float, tuple]] = OrderedDict()
 #: what a memo key may hold besides the instance objects: values whose repr is their value
 _PLAIN = (bool, int, float, str, type(None), np.integer, np.floating)
+
+
+def _together(kw: dict[str, Any]) -> bool:
+    """Whether runs with the engine options ``kw`` may run as one batch: a start point, every client."""
+    return set(kw) <= {"w0", "participation"} and kw.get("participation") is None
 
 
 def _recall(key: tuple | None) -> tuple[Trace, float] | None:
