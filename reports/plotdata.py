@@ -73,6 +73,8 @@ def _caption(result: dict[str, Any], spec: dict[str, Any]) -> str:
             text += f"; the theorem's slope {s['predicted']:g} through the fit's midpoint (dotted)"
         if s.get("bound") is not None:
             text += "; the bound's term with every constant 1 (dash-dot)"
+        if spec.get("level") is not None:
+            text += f"; the grey line: {spec['level']['label']}"
         return text + "."
     if kind == "bound":
         C, bound = float(spec.get("C", 1)), spec.get("bound_name", "the published tuned rate")
@@ -167,6 +169,10 @@ def experiment_figure(result: dict[str, Any], worst_constant: float | None = Non
     if kind == "slope":
         for s in spec["series"]:
             panel.lines += slope_lines(s)
+        if spec.get("level") is not None:  # a horizontal line across the figure (a crossover's tie)
+            xs = [x for s in spec["series"] for x in _floats(s["x"])]
+            y = float(spec["level"]["y"])
+            panel.lines.append(Line(spec["level"]["label"], [min(xs), max(xs)], [y, y], style="reference"))
     elif kind == "bound":
         C, name = float(spec.get("C", 1.0)), spec.get("bound_label", "tuned rate")
         for s in spec["series"]:

@@ -19,7 +19,8 @@ reads "for FedAvgM on the quadratics class, Φ(ŵ) − Φ* ≲ 1/R as R grows". 
   instances when they share one bound and their runs are random, each instance against its own curve
   otherwise (``claim_judge.judge_data``); a lower bound (``sense="≳"``) by the same rule on the
   reciprocals, a law (``sense="Θ"``) by its log–log slope, an identity (``sense="="``) by its largest
-  residual;
+  residual, a crossover (``sense="≶"``: the run beats its twin iff the swept value ≲ the bound) by the
+  winner on each side (``rates.sides``);
 * judges only what was **resolved**: a gap Φ(ŵ) − Φ* within ``RESOLVED`` (10³) times the certificate of
   an instance's reference optimum is rounding, not a measurement — a method faster than the bound
   reaches it, and its ratio to a falling bound would then rise.  The sweep is cut before the first
@@ -74,11 +75,13 @@ MEASURE_LATEX = {"gap_avg": r"\Phi(\hat{w}) - \Phi^\star", "gap": r"\Phi(w_R) - 
                  "prox_grad_norm_sq": r"\|G_\eta(w_r)\|^2",
                  "w_hat_distance_sq": r"\tfrac12\|\hat{w} - \hat{w}_{\mathrm{twin}}\|^2",
                  "w_distance_relative": r"\|w_R - w_{R,\mathrm{twin}}\| / \|w_{R,\mathrm{twin}}\|",
-                 "gap_ratio": r"\frac{\Phi(w_R) - \Phi^\star}{(\Phi(w_R) - \Phi^\star)_{\mathrm{twin}}}"}
+                 "gap_ratio": r"\frac{\Phi(w_R) - \Phi^\star}{(\Phi(w_R) - \Phi^\star)_{\mathrm{twin}}}",
+                 "gap_avg_ratio": (r"\frac{\Phi(\hat{w}) - \Phi^\star}"
+                                   r"{(\Phi(\hat{w}) - \Phi^\star)_{\mathrm{twin}}}")}
 
 
 #: a claim's senses: an upper bound, a lower bound, a law, an identity (``Claim.sense``)
-UPPER, LOWER, LAW, IDENTITY = "≲", "≳", "Θ", "="
+UPPER, LOWER, LAW, IDENTITY, CROSSOVER = "≲", "≳", "Θ", "=", "≶"
 
 
 #: what of a metric's curve a claim measures (``Claim.statistic``)
@@ -92,7 +95,8 @@ DERIVED = {"prox_grad_norm_sq": ("prox_grad_norm", 2)}
 #: measures read off a run and its twin (``Claim.twin``), and how the report labels each
 TWIN_MEASURES = {"w_hat_distance_sq": "½‖ŵ − ŵ_twin‖²",
                  "w_distance_relative": "‖w_R − w_R,twin‖ / ‖w_R,twin‖",
-                 "gap_ratio": "(Φ(w_R) − Φ*) / (Φ(w_R) − Φ*)_twin"}
+                 "gap_ratio": "(Φ(w_R) − Φ*) / (Φ(w_R) − Φ*)_twin",
+                 "gap_avg_ratio": "(Φ(ŵ) − Φ*) / (Φ(ŵ) − Φ*)_twin"}
 
 
 #: what a twin may change: the run, never the instance
@@ -139,7 +143,11 @@ class Claim:
             ``Θ`` (a law: measured ∝ bound along the sweep — the log–log slope must equal the bound's
             exponent in the swept name, or in one expression of it — ``claim_expr.law_coordinate``) or
             ``=`` (an identity: the measure — a residual, ``verify.residuals`` — is at most ``bound``, the
-            tolerance, at every point of every run; its controls must break it).
+            tolerance, at every point of every run; its controls must break it) or ``≶`` (a crossover: the
+            measure is a ratio of the run to its ``twin`` — ``gap_avg_ratio`` —, the run must win (< 1) where
+            the swept value is at most bound/4 and lose (> 1) where it is at least 4·bound: ``bound`` is the
+            crossover, the point where the winner changes, known up to its constants —
+            ``rates.sides.crossover_sides``; exact runs only).
         statistic: what of the metric's curve is measured: ``last`` (its last round), ``mean`` (its
             mean over the rounds), ``max`` (its largest value: a residual's worst round), ``tail_mean``
             (its mean over the last ``tail``: a steady state),

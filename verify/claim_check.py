@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from fcocheck.verify.claim import (
+    CROSSOVER,
     IDENTITY,
     LAW,
     LOWER,
@@ -97,11 +98,13 @@ def check(c: Claim) -> None:
                                 f"bound that varies with the instance's {sorted(own_constants(c))}; the rule "
                                 "is repeats ≥ 2 (each instance is judged on its own bound, its "
                                 "repetitions' spread its noise)")
-    if c.sense not in (UPPER, LOWER, LAW, IDENTITY):
+    if c.sense not in (UPPER, LOWER, LAW, IDENTITY, CROSSOVER):
         raise InvalidClaimError(f"claim {c.name!r}: sense {c.sense!r}; the rule is {UPPER} | {LOWER} | "
-                                f"{LAW} | {IDENTITY}")
+                                f"{LAW} | {IDENTITY} | {CROSSOVER}")
     if c.sense == IDENTITY:
         _check_identity(c)
+    if c.sense == CROSSOVER:
+        _check_crossover(c)
     if c.sense == LOWER and c.vanishes:
         raise InvalidClaimError(f"claim {c.name!r}: vanishes with sense {LOWER}; the rule is {UPPER} or "
                                 f"{LAW} (a lower bound says nothing where it vanishes)")
@@ -152,6 +155,22 @@ def _check_identity(c: Claim) -> None:
         raise InvalidClaimError(f"claim {c.name!r}: sense {IDENTITY} with bound {c.bound_text()!r}"
                                 f"{' and vanishes' if c.vanishes else ''}; the rule is a tolerance, one "
                                 "positive number (an identity holds everywhere, to it)")
+
+
+#: the measures a crossover compares a run and its twin by
+CROSSOVER_MEASURES = ("gap_ratio", "gap_avg_ratio")
+
+
+def _check_crossover(c: Claim) -> None:
+    """A crossover's measure is a ratio of the run to its twin; its bound a point of the sweep, no curve."""
+    swept = c.symbols()["name"]
+    if c.measure not in CROSSOVER_MEASURES or c.vanishes:
+        raise InvalidClaimError(f"claim {c.name!r}: sense {CROSSOVER} with measure {c.measure!r}"
+                                f"{' and vanishes' if c.vanishes else ''}; the rule is a ratio of the run to "
+                                f"its twin {list(CROSSOVER_MEASURES)} (which of the two wins)")
+    if swept in {str(s) for s in as_expr(c.bound, c.name).free_symbols}:
+        raise InvalidClaimError(f"claim {c.name!r}: sense {CROSSOVER} with bound {c.bound_text()!r} in the "
+                                f"swept {swept}; the rule is the crossover's location, free of {swept}")
 
 
 def _rounds(x: Any) -> bool:

@@ -11,7 +11,7 @@ import numpy as np
 from fcocheck.rates.oc import MIN_POINTS, bounded_ratio, instance_noise, resolved_prefix
 from fcocheck.rates.verdict import INCONCLUSIVE, INCONSISTENT, NOT_APPLICABLE, Verdict
 from fcocheck.solvers.readable import readable_name
-from fcocheck.verify.claim import IDENTITY, LAW, LOWER, UPPER, Claim
+from fcocheck.verify.claim import CROSSOVER, IDENTITY, LAW, LOWER, UPPER, Claim
 from fcocheck.verify.claim_check import check, validate
 from fcocheck.verify.claim_expr import law_exponent, law_x, vanishing_point
 from fcocheck.verify.claim_measure import Measurement, measure
@@ -97,7 +97,8 @@ def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed:
     differ is two experiments, not noise), repetitions give their spread — on the points it resolves,
     with 1/S of the false-alarm budget (``verify.experiments.judge.bound_instances``).  Sense ``≳``: the
     same rule on the reciprocals (``_lower``).  Sense ``=``: every run at every point within the
-    tolerance (``_identity``).
+    tolerance (``_identity``).  Sense ``≶``: the winner on each side of each instance's crossover
+    (``_crossover``).
     """
     from fcocheck.verify.experiments.judge import bound_instances
 
@@ -105,6 +106,8 @@ def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed:
         return _lower(c, G3, floor, b, seed, seeds, random)
     if c.sense == IDENTITY:
         return _identity(c, G3, b), _measured(c, G3, floor, b, seed, seeds)
+    if c.sense == CROSSOVER:
+        return _crossover(c, G3, b, seed, seeds, random), _measured(c, G3, floor, b, seed, seeds)
     G = G3.mean(axis=1)
     x = np.asarray(c.along[1], dtype=float)
     if c.direction == "shrinks":
@@ -151,6 +154,36 @@ def _identity(c: Claim, G3: np.ndarray, b: np.ndarray) -> Verdict:
     S, runs, P = G3.shape
     return identity(worst, float(b.flat[0]), f"{c.measure}, the largest over {S} instance(s) × {runs} "
                     f"run(s) × {P} points")
+
+
+def _crossover(c: Claim, G3: np.ndarray, b: np.ndarray, seed: int, seeds: Sequence[int] | None,
+               random: bool) -> Verdict:
+    """A crossover: the named winner on each side of each instance's own crossover (``rates.sides``).
+
+    Each instance's crossover is the bound on its constants; the run and its twin swapped must be
+    rejected (power).  The comparisons are exact: runs that drew random numbers make a comparison at one
+    point a coin the rule does not toss — inconclusive, saying so.
+    """
+    from fcocheck.rates.power import Violation, powered
+    from fcocheck.rates.sides import crossover_sides
+    from fcocheck.verify.experiments.judge import every_instance
+
+    if random:
+        return Verdict(INCONCLUSIVE, "crossover sides", "the runs drew random numbers (oracle noise, "
+                       "sampled clients, the method's own draws): the rule compares exact runs point by "
+                       "point — state the claim with exact gradients and every client")
+    name = readable_name(c.symbols()["name"])
+    verdicts = []
+    for i in range(G3.shape[0]):
+        ratio = G3[i, 0]  # exact runs: every repetition is the same comparison
+        with np.errstate(divide="ignore"):
+            swapped = 1.0 / ratio
+
+        def rule(r: np.ndarray, x_star: float = float(b[i, 0])) -> Verdict:
+            return crossover_sides(c.along[1], r, x_star, name)
+
+        verdicts.append(powered(rule, ratio, [Violation("the run and its twin swapped", swapped)]))
+    return every_instance(verdicts, seeds if seeds is not None else [seed + i for i in range(G3.shape[0])])
 
 
 def _lower(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int,

@@ -13,14 +13,22 @@ from fcocheck.verify.claim import DERIVED, GAP_METRICS, IDENTITY, Claim, Invalid
 from fcocheck.verify.claim_expr import evaluate, is_expression, own_constants, point, positive
 
 
-def twin_measure(c: Claim, t: Any, twin: Any) -> float:
+def twin_measure(c: Claim, t: Any, twin: Any, resolution: float = 0.0) -> float:
     """The claim's measure of a run and its twin (``TWIN_MEASURES``).
 
     ``w_hat_distance_sq`` = ½‖ŵ − ŵ_twin‖² with ŵ the run's output average (eq. 4.2 for FedDualAvg);
     ``w_distance_relative`` = ‖w_R − w_R,twin‖ / ‖w_R,twin‖ (the last iterates; 0 or ∞ when the twin
     ends at 0); ``gap_ratio`` = (Φ(w_R) − Φ*) / (Φ(w_R) − Φ*)_twin, each gap's last round and at least 0
-    (0 when the run's is; ∞ when only the twin's is: nothing to be far below).
+    (0 when the run's is; ∞ when only the twin's is: nothing to be far below); ``gap_avg_ratio`` =
+    (Φ(ŵ) − Φ*) / (Φ(ŵ) − Φ*)_twin, which of the two is nearer the optimum (a crossover's measure): a gap
+    within ``resolution`` (the instance's, ``RESOLVED`` × its certificate) is 0, and two such are no
+    measurement (nan: neither wins).
     """
+    if c.measure == "gap_avg_ratio":
+        own, other = float(t["gap_avg"][-1]), float(twin["gap_avg"][-1])
+        own, other = (0.0 if g <= resolution else g for g in (own, other))
+        return (float("nan") if own == other == 0 else 0.0 if own == 0 else
+                float("inf") if other == 0 else own / other)
     if c.measure == "gap_ratio":
         own, other = max(float(t["gap"][-1]), 0.0), max(float(twin["gap"][-1]), 0.0)
         return 0.0 if own == 0 else (own / other if other > 0 else float("inf"))
@@ -217,7 +225,7 @@ def measure_instance(c: Claim, s: int) -> _Row:
                 random = random or bool(t.meta.get("random", True))
                 if c.twin:
                     random = random or bool(twins[k].meta.get("random", True))
-                    G[k, j] = twin_measure(c, t, twins[k])
+                    G[k, j] = twin_measure(c, t, twins[k], RESOLVED * r.certificate.value)
                     continue
                 y = curve(c, t, hp)[: rounds + 1] if longest else curve(c, t, hp)
                 if c.statistic == "mean_above_floor":  # the running mean now, its floor once the sweep is run

@@ -6,8 +6,10 @@ from typing import Any
 
 import numpy as np
 
+from fcocheck.rates.sides import MARGIN
 from fcocheck.solvers.readable import readable_name
 from fcocheck.verify.claim import (
+    CROSSOVER,
     IDENTITY,
     LAW,
     LOWER,
@@ -35,9 +37,10 @@ def design_line(c: Claim, measured: dict[str, Any]) -> str:
     runs = (f"; R = {c.rounds}" if is_expression(c.rounds) else "") + (
         f"; {c.participation} client(s) per round" if c.participation is not None else "") + (
         f"; w₀ = w* + {c.start:g}·u (u a unit vector of the instance's seed)" if c.start is not None else "")
+    said = (f"{measure_text(c)} < 1 iff {c.symbols()['name']} ≲ {c.bound_text()} (judged {MARGIN:g}× away)"
+            if c.sense == CROSSOVER else f"{measure_text(c)} {c.sense} {c.bound_text()}")
     return (f"{method_name(c)} on {drawn}{noise}{'; stated ' + stated if stated else ''}{runs}{twin}; "
-            f"{measure_text(c)} {c.sense} {c.bound_text()} along {c.along[0]} = "
-            f"[{', '.join(f'{v:.4g}' for v in c.along[1])}]")
+            f"{said} along {c.along[0]} = [{', '.join(f'{v:.4g}' for v in c.along[1])}]")
 
 
 def measure_text(c: Claim) -> str:
@@ -68,6 +71,9 @@ def statement_latex(c: Claim) -> str:
              if str(v) in LATEX_ALIAS}
     swept = sp.latex(s["swept"], symbol_names=names)
     where = rf"\text{{along }} {swept}" if c.sense in (LAW, IDENTITY) else f"{swept} {to}"  # on the sweep
+    if c.sense == CROSSOVER:  # the run wins below the crossover, its twin above
+        at = sp.latex(s["expr"], symbol_names=names)
+        return rf"{lhs} \lessgtr 1 \quad \text{{as}}\ {swept} \lessgtr {at}"
     return rf"{lhs} {rel} {sp.latex(s['expr'], symbol_names=names)} \quad ({where})"
 
 
@@ -87,6 +93,8 @@ def plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any] | None:
         bars += [{"label": f"control: {name.split(' (')[0].split(':')[0]}", "value": float(np.max(Yc))}
                  for name, Yc in measured.get("controls", {}).items()]
         return plot_spec("bars", "", f"largest {c.measure}", bars, tol=float(np.max(measured["bound"])))
+    if c.sense == CROSSOVER:
+        return _crossover_plot(c, measured)
     bound = np.array(measured["bound"])
     label = measure_text(c)
     along = c.along[1]
@@ -115,6 +123,23 @@ def plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any] | None:
     return plot_spec("bound", readable_name(c.symbols()["name"]), label, [series], C=_covering(c, ratios),
                      lower=c.sense == LOWER, rows=ROWS, bound_name=f"the claimed bound {c.bound_text()}",
                      bound_label=c.bound_text(), worst_overlay=_is_tuned_rate(c))
+
+
+def _crossover_plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any]:
+    """Each instance's ratio of the run to its twin against the swept value over its own crossover."""
+    from fcocheck.verify.experiments.base import plot_spec, slope_series
+
+    name = readable_name(c.symbols()["name"])
+    bound = np.array(measured["bound"], dtype=float).reshape(-1, len(c.along[1]))
+    ratios = np.array(measured["instances"], dtype=float)
+    along = np.asarray(c.along[1], dtype=float)
+    series = [slope_series(f"instance {s}", (along / bound[min(i, len(bound) - 1), 0]).tolist(),
+                           ratios[i:i + 1])
+              for i, s in enumerate(measured["seeds"])]
+    return plot_spec("slope", f"{name} / {name}* (each instance's {c.bound_text()})",
+                     measure_text(c), series, rows="instances",
+                     level={"y": 1.0, "label": f"a tie; the run must win (below it) left of {1 / MARGIN:g} "
+                                               f"and lose right of {MARGIN:g}"})
 
 
 def _covering(c: Claim, ratios: np.ndarray) -> float:

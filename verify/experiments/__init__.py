@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from fcocheck.verify import paper_claims
-from fcocheck.verify.experiments import fco, others, statements
+from fcocheck.verify.experiments import fco, others
 from fcocheck.verify.experiments.base import Experiment, Result
 
 USER_CLAIM = "user claim"
@@ -93,10 +93,8 @@ _ALL = (
         "small η_c: FedMiD/FedDualAvg vs minibatch with batch MK",
         fco.thm_4_1_minibatch,
     ),
-    Experiment(
-        "fco-4.2-vs-4.1", "fco-4.2", "the remark after Thm 4.2: which regime wins on each side of L²B/G²",
-        statements.crossover_4_2_4_1,
-    ),
+    claim_experiment(paper_claims.CLAIMS["fco-4.2-vs-4.1"],
+                     "the remark after Thm 4.2: which regime wins on each side of R* = L²B/G²"),
     group_experiment(paper_claims.GROUPS["fco-4.1-speedup"]),
     group_experiment(paper_claims.GROUPS["fco-curse-rate"]),
     claim_experiment(paper_claims.CLAIMS["fedcanon-floor-b"], "floor ∝ σ²/b"),
@@ -116,7 +114,7 @@ _ALL = (
 #: what each experiment that sweeps its own generator varies (named when it does not apply to a file)
 _SWEEPS = {
     "fco-lemma-4.4": "K, η_c, σ and ζ",
-    "fco-4.1-minibatch": "η_cKL", "fco-4.2-vs-4.1": "R around L²B/G²",
+    "fco-4.1-minibatch": "η_cKL",
     "svrg-contraction": "m and h",
 }
 _ALL = tuple(dataclasses.replace(e, sweeps=_SWEEPS.get(e.name, e.sweeps)) for e in _ALL)

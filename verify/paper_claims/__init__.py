@@ -14,6 +14,7 @@ from __future__ import annotations
 from fcocheck.verify.paper_claims import (
     fco_4_1_speedup,
     fco_4_2_rounds,
+    fco_4_2_vs_4_1,
     fco_4_3_floor_k,
     fco_4_3_floor_zeta,
     fco_4_3_tuned_r,
@@ -34,7 +35,7 @@ CLAIMS = {c.name: c for c in (fco_eq_4_5.CLAIM,
                               fco_lemma_4_5.K_NOISE, fco_lemma_4_5.K_HETERO, fco_lemma_4_5.ETA,
                               fco_4_3_floor_zeta.CLAIM, fco_4_3_floor_k.CLAIM, fco_4_3_variance_m.CLAIM,
                               fco_4_3_tuned_r.CLAIM,
-                              fco_4_2_rounds.CLAIM,
+                              fco_4_2_rounds.CLAIM, fco_4_2_vs_4_1.CLAIM,
                               fedcanon_floor_b.CLAIM, fedcanon_floor_lambda.CLAIM,
                               fedcanon_heterogeneity.CLAIM, fedcanon_transient.CLAIM)}
 #: studies of several claims each (``verify.claim_group``), by name
