@@ -176,7 +176,9 @@ class Claim:
         twin: changes (``TWIN_FIELDS``: another oracle, method, hyper-parameters) giving every run a twin
             on the same instance with the same oracle seeds; the measure (``TWIN_MEASURES``) is then read
             off the pair — ``twin={"oracle": "exact"}`` with ``measure="w_hat_distance_sq"`` is the noise's
-            share of the output ŵ, whatever the noise-free run carries (``claim_measure.twin_measure``).
+            share of the output ŵ, whatever the noise-free run carries (``claim_measure.twin_measure``).  A
+            twin with hyper-parameters of its own (another method's: minibatch PGM beside FedMiD) takes the
+            swept one only if it names it.
         instance: one fixed instance (problem, reference) instead of drawn ones — a user's file
             (``validate --problem``): the claim and its controls run on it alone, with the study seed as
             the oracle's; a sweep of the class's parameters cannot run on it.
@@ -195,6 +197,11 @@ class Claim:
         participation: clients sampled per round (all when None): the engine's ``participation``.
         start: ρ > 0 starts every run at w* + ρ·u, u a unit vector drawn from the instance's seed (a
             fixed distance to the optimum: B = ρ²/2 in the Euclidean h); None, the engine's start 0.
+        known: a documented disagreement between the paper and the method as printed, (cause, diagnostic):
+            when the claim is judged inconsistent, ``diagnostic(claim, seeds)`` → (confirmed, its numbers)
+            measures the cause on the same instances; confirmed, the verdict is ``known disagreement``,
+            otherwise it stays inconsistent, saying the cause was not confirmed
+            (``rates.verdict.known_disagreement``: a new failure never hides behind a documented one).
 
     """
 
@@ -229,6 +236,7 @@ class Claim:
     condition: Any = None
     participation: int | None = None
     start: float | None = None
+    known: tuple[str, Any] | None = field(default=None, compare=False)
 
     def symbols(self) -> dict[str, Any]:
         """The bound as a sympy expression, the swept symbol and its name."""

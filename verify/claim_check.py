@@ -79,6 +79,10 @@ def check(c: Claim) -> None:
     if c.statistic == "limit" and (c.participation is not None or c.start is not None):
         raise InvalidClaimError(f"claim {c.name!r}: statistic limit with participation or start; the rule is "
                                 "neither (a limit runs the method's own full-participation start)")
+    if c.known is not None and not (isinstance(c.known, tuple) and len(c.known) == 2
+                                    and isinstance(c.known[0], str) and callable(c.known[1])):
+        raise InvalidClaimError(f"claim {c.name!r}: known = {c.known!r}; the rule is (cause, diagnostic): a "
+                                "sentence and a function (claim, seeds) → (confirmed, its numbers)")
     if c.condition is not None and not callable(c.condition):
         raise InvalidClaimError(f"claim {c.name!r}: condition {c.condition!r}; the rule is a function "
                                 "(problem, reference) → None, or what the instance lacks")

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from fcocheck.rates.oc import MIN_POINTS, bounded_ratio, instance_noise, resolved_prefix
-from fcocheck.rates.verdict import INCONCLUSIVE, INCONSISTENT, NOT_APPLICABLE, Verdict
+from fcocheck.rates.verdict import INCONCLUSIVE, INCONSISTENT, NOT_APPLICABLE, Verdict, known_disagreement
 from fcocheck.solvers.readable import readable_name
 from fcocheck.verify.claim import CROSSOVER, IDENTITY, LAW, LOWER, UPPER, Claim
 from fcocheck.verify.claim_check import check, validate
@@ -35,6 +35,9 @@ def judge(c: Claim, seed: int = 0, quick: bool = True) -> tuple[list[Verdict], d
     if len(m.seeds) < _needed(c):
         return [_too_few(c, m)], {"seeds": m.seeds, "skipped": m.skipped}
     v, measured = judge_data(c, m.G, m.floor, m.bound, seed, m.seeds, m.random)
+    if c.known is not None and v.status == INCONSISTENT:  # the documented cause, measured on the instances
+        confirmed, numbers = c.known[1](c, m.seeds)
+        v = known_disagreement(v, c.known[0], bool(confirmed), str(numbers))
     if m.skipped:
         measured["skipped"] = m.skipped
     verdicts = [v, *control_verdicts(c, m.G, m.floor, m.bound, seed, measured)] if c.controls else [v]

@@ -41,11 +41,17 @@ def twin_measure(c: Claim, t: Any, twin: Any, resolution: float = 0.0) -> float:
 
 
 def _twin_runs(c: Claim, v: float, own: Mapping[str, float], q: Any, r: Any, s: int, record: str) -> list:
-    """The twin of every run at swept value ``v`` on instance ``s`` (its own hp, the same oracle seeds)."""
+    """The twin of every run at swept value ``v`` on instance ``s`` (its own hp, the same oracle seeds).
+
+    A twin with hp of its own takes the swept hyper-parameter only where it names it (another method's
+    hp: the swept η_c of FedMiD is no hp of PGM).
+    """
     from fcocheck.verify.experiments.base import runs
 
     tc = replace(c, **dict(c.twin), twin={}, controls={}, full={})
     hp, rounds, _ = point(tc, v, own)
+    if "hp" in c.twin and c.along[0] not in c.twin["hp"]:  # the twin's own hp: the swept one is the run's
+        hp.pop(c.along[0], None)
     return runs(method_name(tc), q, hp, rounds, tc.oracle, noise_seeds(c, s), r, record=record,
                 **run_options(tc, q, r, s))
 

@@ -82,7 +82,10 @@ def test_the_resolved_prefix(G, floor, kept):
     ({"bound": "1/R +"}, "does not parse"),
     ({"repeats": 0}, "an integer ≥ 1"),
     ({"reference_tol": 2.0}, "the rule is in (0, 1)"),
-    ({"sense": "~"}, "the rule is ≲ | ≳ | Θ | ="),
+    ({"sense": "~"}, "the rule is ≲ | ≳ | Θ | = | ≶"),
+    ({"sense": "≶"}, "sense ≶ with measure 'gap_avg'; the rule is a ratio of the run to its twin"),
+    ({"known": "a cause"}, "known = 'a cause'; the rule is (cause, diagnostic)"),
+    ({"known": ("a cause", 3)}, "the rule is (cause, diagnostic): a sentence and a function"),
     ({"full": {"seed": 5}}, "full changes ['seed']; the rule is fields of a claim"),
     # a noisy oracle, one run per point and a bound per instance: no noise to judge each instance with
     ({"oracle": "gaussian:0.5", "bound": "B/R"}, "the rule is repeats ≥ 2"),

@@ -87,12 +87,7 @@ _ALL = (
     claim_experiment(paper_claims.CLAIMS["fco-4.3-tuned-R"], "Φ(ŵ) − Φ* vs R at the tuned η_c, rate (4.4)"),
     claim_experiment(paper_claims.CLAIMS["fco-4.2-rounds"],
                      "bounded-gradient instance, Φ(ŵ) − Φ* vs R, rate (4.3)"),
-    Experiment(
-        "fco-4.1-minibatch",
-        "fco-4.1",
-        "small η_c: FedMiD/FedDualAvg vs minibatch with batch MK",
-        fco.thm_4_1_minibatch,
-    ),
+    group_experiment(paper_claims.GROUPS["fco-4.1-minibatch"]),
     claim_experiment(paper_claims.CLAIMS["fco-4.2-vs-4.1"],
                      "the remark after Thm 4.2: which regime wins on each side of R* = L²B/G²"),
     group_experiment(paper_claims.GROUPS["fco-4.1-speedup"]),
@@ -114,7 +109,6 @@ _ALL = (
 #: what each experiment that sweeps its own generator varies (named when it does not apply to a file)
 _SWEEPS = {
     "fco-lemma-4.4": "K, η_c, σ and ζ",
-    "fco-4.1-minibatch": "η_cKL",
     "svrg-contraction": "m and h",
 }
 _ALL = tuple(dataclasses.replace(e, sweeps=_SWEEPS.get(e.name, e.sweeps)) for e in _ALL)

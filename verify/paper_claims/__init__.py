@@ -12,6 +12,7 @@ ratio along the sweep, a lower bound (``≳``: FedCanon Thm 2's rate) by the sam
 from __future__ import annotations
 
 from fcocheck.verify.paper_claims import (
+    fco_4_1_minibatch,
     fco_4_1_speedup,
     fco_4_2_rounds,
     fco_4_2_vs_4_1,
@@ -40,4 +41,4 @@ CLAIMS = {c.name: c for c in (fco_eq_4_5.CLAIM,
                               fedcanon_heterogeneity.CLAIM, fedcanon_transient.CLAIM)}
 #: studies of several claims each (``verify.claim_group``), by name
 GROUPS = {g.name: g for g in (fedcanon_floor_structure.GROUP, fedcanon_pl_rate.GROUP, fco_curse_rate.GROUP,
-                              fco_4_1_speedup.GROUP)}
+                              fco_4_1_speedup.GROUP, fco_4_1_minibatch.GROUP)}
