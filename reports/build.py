@@ -6,7 +6,6 @@ reproductions, draw the figures, and assemble the ``Report`` the renderers print
 
 from __future__ import annotations
 
-import json
 import platform
 import subprocess
 import time
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from fcocheck.rates.catalog import THEOREMS
+from fcocheck.reports import strict_json
 from fcocheck.reports.drawer import Drawer
 from fcocheck.reports.model import ExperimentBlock, Report, ReproductionBlock, TheoremSection, TightnessBlock
 from fcocheck.reports.plotdata import experiment_figure, reproduction_figure, tightness_figure
@@ -235,5 +235,5 @@ def build(
         "A": f"drift ≤ {TOL_A:g} over {R_A} rounds from w*",
         "B–D": f"relative gap ≤ {TOL_O1:g} (a solution, not an approximation) within {R_O1} rounds",
     }
-    Writer(out).write_text("report.json", json.dumps(report.as_dict(), indent=1, default=jsonable))
+    Writer(out).write_text("report.json", strict_json.dumps(report.as_dict(), indent=1, default=jsonable))
     return report

@@ -16,6 +16,7 @@ import time
 from functools import partial
 from pathlib import Path
 
+from fcocheck.reports import strict_json
 from fcocheck.reports.cli_common import UsageError
 from fcocheck.solvers import algorithms
 from fcocheck.solvers.errors import FcocheckError
@@ -114,7 +115,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         ex.close()
     res = collect((c for u in todo if u in done for c in done[u]), [a.name for a in algs])
     if args.json:
-        print(json.dumps({**res.as_dict(), "seconds": time.perf_counter() - start}, indent=1, default=str))
+        print(strict_json.dumps({**res.as_dict(), "seconds": time.perf_counter() - start}, indent=1,
+                                default=str))
     else:
         if not args.quiet:
             print(render(res))

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
+from fcocheck.reports import strict_json
 from fcocheck.reports.cli_common import UsageError, check_writable, load_problem, parse_params
 from fcocheck.solvers.algorithms import ALGORITHMS, ALIASES, get
 from fcocheck.solvers.engine import Trace, run
@@ -26,7 +26,7 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
         for name, a in ALGORITHMS.items()
     }
     if args.json:
-        print(json.dumps({"algorithms": rows, "aliases": ALIASES}, indent=2, default=str))
+        print(strict_json.dumps({"algorithms": rows, "aliases": ALIASES}, indent=2, default=str))
         return 0
     for name, row in rows.items():
         print(f"{name:<16} [{row['family']}] {row['summary']}")
@@ -128,7 +128,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.out:
         trace.save(args.out)
     if args.json:
-        print(json.dumps(trace.summary(), indent=1, default=str))
+        print(strict_json.dumps(trace.summary(), indent=1, default=str))
     else:
         print(summary_text(trace))
         if args.out:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
-from fcocheck.reports import solve_cache
+from fcocheck.reports import solve_cache, strict_json
 from fcocheck.reports.cli_common import UsageError, check_writable, load_problem, parse_params
 from fcocheck.solvers.constants import ProblemConstants, compute_constants
 from fcocheck.solvers.files import write_file
@@ -21,7 +20,7 @@ def cmd_problems(args: argparse.Namespace) -> int:
     """List the generators with their parameters and defaults."""
     rows = {name: {"description": describe(name), "parameters": parameters(name)} for name in GENERATORS}
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(strict_json.dumps(rows, indent=2))
         return 0
     for name, row in rows.items():
         print(f"{name}\n    {row['description']}")
@@ -84,11 +83,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
         "cache": {"path": str(path) if path else None, "reused": reuse},
     }
     if args.out:
-        write_file(args.out, json.dumps(out, indent=1, default=float))
+        write_file(args.out, strict_json.dumps(out, indent=1, default=float))
     if args.save_instance:
         save_instance(problem, args.save_instance)
     if args.json:
-        print(json.dumps({k: v for k, v in out.items() if k != "w"}, indent=1, default=float))
+        print(strict_json.dumps({k: v for k, v in out.items() if k != "w"}, indent=1, default=float))
     else:
         print(_summary(problem, sol, consts, rec))
         if reuse:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from fcocheck.rates import checks
 from fcocheck.rates.catalog import THEOREMS
+from fcocheck.reports import strict_json
 from fcocheck.reports.cli_common import UsageError
 from fcocheck.solvers.files import write_file
 from fcocheck.verify.experiments import select
@@ -23,7 +23,7 @@ def cmd_theorems(args: argparse.Namespace) -> int:
     if not args.no_checks:
         data["checks"] = checks.all_checks(samples=args.samples)
     if args.json:
-        print(json.dumps(data, indent=2, default=str))
+        print(strict_json.dumps(data, indent=2, default=str))
         return 0
     for t in data["theorems"]:
         print(f"{t['name']}  [{t['relation']}]  {t['title']}\n    {t['citation']}")
@@ -95,7 +95,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             by_name[res["name"]] = res
             if out is not None:  # one JSON line per finished experiment: an interruption loses nothing done
                 with out.open("a") as fh:
-                    fh.write(json.dumps(res, default=str) + "\n")
+                    fh.write(strict_json.dumps(res, default=str) + "\n")
             if not (args.json or args.quiet):
                 _print_result(res)
     except KeyboardInterrupt:
@@ -103,7 +103,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         return 130
     results = [by_name[e.name] for e in chosen]  # the catalog's order, whatever order they finished in
     if args.json:
-        print(json.dumps(results, indent=2, default=str))
+        print(strict_json.dumps(results, indent=2, default=str))
     else:
         counts = {
             s: sum(r["status"] == s for r in results)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from typing import Any
 
+from fcocheck.reports import strict_json
 from fcocheck.reports.cli_common import UsageError
 
 _INTS = ("M", "K", "R")
@@ -132,7 +132,7 @@ def _theorem(args: argparse.Namespace, p: Any, session: Any) -> int:
 
     out = judge(p, compute([p], session), not args.full)
     if args.json:
-        print(json.dumps(out, indent=1, default=str))
+        print(strict_json.dumps(out, indent=1, default=str))
     elif args.quiet:
         print(f"{out['name']}: {out['status']}")
     else:
@@ -184,7 +184,7 @@ def _algorithm(args: argparse.Namespace, specs: list[Any], session: Any) -> int:
 
     rows = algorithm_worst_cases(specs, session)
     if args.json:
-        print(json.dumps(rows, indent=1, default=str))
+        print(strict_json.dumps(rows, indent=1, default=str))
     else:
         print(f"{args.target}: worst case of {specs[0].metric} over the class, per grid point")
         for s, r in zip(specs, rows, strict=True):
