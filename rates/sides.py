@@ -22,14 +22,15 @@ from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdi
 MARGIN = 4.0
 
 
-def crossover_sides(x: Sequence[float], ratio: Sequence[float], crossover: float,
+def crossover_sides(x: Sequence[float], ratio: Sequence[float], crossover: float | Sequence[float],
                     name: str = "x") -> Verdict:
     """A wins (``ratio`` < 1) at x ≤ crossover/MARGIN, B (> 1) at x ≥ MARGIN·crossover (module docstring).
 
     Args:
         x: the sweep.
         ratio: y_A/y_B at each point (nan: not measured; 0 and ∞ are decisive).
-        crossover: x*, where the claim says the winner changes.
+        crossover: x*, where the claim says the winner changes: one, or one per point (a sweep of a class
+            parameter draws each point's instance, with its own constants).
         name: the swept name, for the reason.
 
     Returns:
@@ -37,19 +38,21 @@ def crossover_sides(x: Sequence[float], ratio: Sequence[float], crossover: float
         inconsistent naming the points where it does not, inconclusive when no point is judged.
 
     """
-    judged = [(float(v), float(r) < 1.0) for v, r in zip(x, ratio, strict=True)
-              if not np.isnan(r) and float(r) != 1.0
-              and (at_most(v, crossover / MARGIN) or at_least(v, MARGIN * crossover))]
-    evidence = {"crossover": float(crossover), "margin": MARGIN}
+    stars = np.broadcast_to(np.asarray(crossover, dtype=float), (len(x),))
+    judged = [(float(v), float(r) < 1.0, float(s)) for v, r, s in zip(x, ratio, stars, strict=True)
+              if not np.isnan(r) and float(r) != 1.0 and (at_most(v, s / MARGIN) or at_least(v, MARGIN * s))]
+    one = bool(np.all(stars == stars[0]))
+    at = (f"{name}* = {stars[0]:.3g}" if one else
+          f"{name}* = {stars.min():.3g}…{stars.max():.3g} (each point's)")
+    evidence = {"crossover": float(stars[0]) if one else stars.tolist(), "margin": MARGIN}
     if not judged:
         return Verdict(INCONCLUSIVE, "crossover sides",
-                       f"no point of the sweep is {MARGIN:g}× away from {name}* = {crossover:.3g} with a "
-                       "measured winner (a tie, or both runs within their resolution, is not judged)",
-                       evidence)
-    wrong = [v for v, a_wins in judged if a_wins != (v < crossover)]
-    sides = sorted({f"{name} ≲ {name}*" if v < crossover else f"{name} ≳ {name}*" for v, _ in judged})
+                       f"no point of the sweep is {MARGIN:g}× away from {at} with a measured winner (a tie, "
+                       "or both runs within their resolution, is not judged)", evidence)
+    wrong = [v for v, a_wins, s in judged if a_wins != (v < s)]
+    sides = sorted({f"{name} ≲ {name}*" if v < s else f"{name} ≳ {name}*" for v, _, s in judged})
     miss = f" (not at {name} = {', '.join(f'{v:g}' for v in wrong)})" if wrong else ""
     return Verdict(CONSISTENT if not wrong else INCONSISTENT, "crossover sides",
-                   f"{name}* = {crossover:.3g}; sides measured: {', '.join(sides)}; the named run wins at "
+                   f"{at}; sides measured: {', '.join(sides)}; the named run wins at "
                    f"{len(judged) - len(wrong)} of {len(judged)} points{miss}",
                    {**evidence, "wrong": wrong, "sides": sides})

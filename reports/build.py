@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from fcocheck.rates.catalog import THEOREMS
-from fcocheck.reports import strict_json
 from fcocheck.reports.drawer import Drawer
 from fcocheck.reports.model import ExperimentBlock, Report, ReproductionBlock, TheoremSection, TightnessBlock
 from fcocheck.reports.plotdata import experiment_figure, reproduction_figure, tightness_figure
-from fcocheck.solvers import algorithms
+from fcocheck.solvers import algorithms, strict_json
 from fcocheck.solvers.engine.trace import jsonable
 from fcocheck.solvers.files import Writer
 from fcocheck.verify.experiments import EXPERIMENTS

@@ -10,15 +10,13 @@ and the disagreeing cells otherwise, 2 on bad input.  Each finished cell is appe
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from functools import partial
 from pathlib import Path
 
-from fcocheck.reports import strict_json
 from fcocheck.reports.cli_common import UsageError
-from fcocheck.solvers import algorithms
+from fcocheck.solvers import algorithms, strict_json
 from fcocheck.solvers.errors import FcocheckError
 from fcocheck.solvers.files import Writer
 from fcocheck.verify.claims import AGREES, DISAGREES, KNOWN, UNVERIFIED
@@ -106,7 +104,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             done[unit] = [Cell(**r) for r in rows]
             with log.open("a") as fh:
                 for r in rows:
-                    fh.write(json.dumps(r, default=str) + "\n")
+                    fh.write(strict_json.dumps(r, default=str) + "\n")
     except KeyboardInterrupt:
         kept = sum(map(len, done.values()))
         print(f"fcocheck: interrupted after {kept} cells (kept in {log})", file=sys.stderr)

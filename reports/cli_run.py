@@ -6,8 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from fcocheck.reports import strict_json
 from fcocheck.reports.cli_common import UsageError, check_writable, load_problem, parse_params
+from fcocheck.solvers import strict_json
 from fcocheck.solvers.algorithms import ALGORITHMS, ALIASES, get
 from fcocheck.solvers.engine import Trace, run
 from fcocheck.solvers.engine.trace import COMPLETED, INTERRUPTED

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from fcocheck.reports import solve_cache, strict_json
+from fcocheck.reports import solve_cache
 from fcocheck.reports.cli_common import UsageError, check_writable, load_problem, parse_params
+from fcocheck.solvers import strict_json
 from fcocheck.solvers.constants import ProblemConstants, compute_constants
 from fcocheck.solvers.files import write_file
 from fcocheck.solvers.generators import GENERATORS, describe, parameters

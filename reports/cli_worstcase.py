@@ -6,8 +6,8 @@ import argparse
 import math
 from typing import Any
 
-from fcocheck.reports import strict_json
 from fcocheck.reports.cli_common import UsageError
+from fcocheck.solvers import strict_json
 
 _INTS = ("M", "K", "R")
 _STRINGS = ("clients", "psi", "metric")

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from fcocheck.solvers import strict_json
 from fcocheck.solvers.errors import InvalidProblemError
 from fcocheck.solvers.files import Writer
 from fcocheck.solvers.instance_io import save_instance
@@ -154,7 +155,8 @@ def save_case(directory: str | Path, stem: str, spec: InstanceSpec, record: dict
     save_instance(build(spec), directory / f"{stem}.npz")
     return Writer(directory).write_text(
         f"{stem}.json",
-        json.dumps({"spec": asdict(spec), "size": spec.size(), **record}, indent=2, default=float) + "\n")
+        strict_json.dumps({"spec": asdict(spec), "size": spec.size(), **record}, indent=2, default=float)
+        + "\n")
 
 
 def load_spec(path: str | Path) -> InstanceSpec:

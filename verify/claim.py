@@ -45,7 +45,7 @@ run), ``claim_measure`` (the runs and the measurement), ``claim_judge`` (the ver
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -97,6 +97,14 @@ TWIN_MEASURES = {"w_hat_distance_sq": "½‖ŵ − ŵ_twin‖²",
                  "w_distance_relative": "‖w_R − w_R,twin‖ / ‖w_R,twin‖",
                  "gap_ratio": "(Φ(w_R) − Φ*) / (Φ(w_R) − Φ*)_twin",
                  "gap_avg_ratio": "(Φ(ŵ) − Φ*) / (Φ(ŵ) − Φ*)_twin"}
+
+
+#: a known disagreement's diagnostic: (claim, instance seeds) → (confirmed, its numbers)
+Diagnostic = Callable[[Any, list[int]], tuple[bool, str]]
+
+
+#: the measures a crossover (``≶``) compares a run and its twin by: which is nearer the optimum
+CROSSOVER_MEASURES = ("gap_avg_ratio",)
 
 
 #: what a twin may change: the run, never the instance
@@ -177,8 +185,8 @@ class Claim:
             on the same instance with the same oracle seeds; the measure (``TWIN_MEASURES``) is then read
             off the pair — ``twin={"oracle": "exact"}`` with ``measure="w_hat_distance_sq"`` is the noise's
             share of the output ŵ, whatever the noise-free run carries (``claim_measure.twin_measure``).  A
-            twin with hyper-parameters of its own (another method's: minibatch PGM beside FedMiD) takes the
-            swept one only if it names it.
+            twin whose method has no hyper-parameter of the swept name (PGM beside FedMiD swept in η_c)
+            runs without it; any other follows the sweep.
         instance: one fixed instance (problem, reference) instead of drawn ones — a user's file
             (``validate --problem``): the claim and its controls run on it alone, with the study seed as
             the oracle's; a sweep of the class's parameters cannot run on it.
@@ -236,7 +244,7 @@ class Claim:
     condition: Any = None
     participation: int | None = None
     start: float | None = None
-    known: tuple[str, Any] | None = field(default=None, compare=False)
+    known: tuple[str, Diagnostic] | None = field(default=None, compare=False)
 
     def symbols(self) -> dict[str, Any]:
         """The bound as a sympy expression, the swept symbol and its name."""

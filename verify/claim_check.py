@@ -11,6 +11,7 @@ import numpy as np
 
 from fcocheck.verify.claim import (
     CROSSOVER,
+    CROSSOVER_MEASURES,
     IDENTITY,
     LAW,
     LOWER,
@@ -161,10 +162,6 @@ def _check_identity(c: Claim) -> None:
                                 "positive number (an identity holds everywhere, to it)")
 
 
-#: the measures a crossover compares a run and its twin by
-CROSSOVER_MEASURES = ("gap_ratio", "gap_avg_ratio")
-
-
 def _check_crossover(c: Claim) -> None:
     """A crossover's measure is a ratio of the run to its twin; its bound a point of the sweep, no curve."""
     swept = c.symbols()["name"]
@@ -175,6 +172,10 @@ def _check_crossover(c: Claim) -> None:
     if swept in {str(s) for s in as_expr(c.bound, c.name).free_symbols}:
         raise InvalidClaimError(f"claim {c.name!r}: sense {CROSSOVER} with bound {c.bound_text()!r} in the "
                                 f"swept {swept}; the rule is the crossover's location, free of {swept}")
+    if c.oracle != "exact" or c.participation is not None or c.redraw:
+        raise InvalidClaimError(f"claim {c.name!r}: sense {CROSSOVER} with oracle {c.oracle!r}, "
+                                f"participation {c.participation!r}, redraw {c.redraw}; the rule is exact, "
+                                "None, 0 (the comparisons are exact, and a ratio of 0 or ∞ is a measurement)")
 
 
 def _rounds(x: Any) -> bool:

@@ -163,9 +163,11 @@ def _crossover(c: Claim, G3: np.ndarray, b: np.ndarray, seed: int, seeds: Sequen
                random: bool) -> Verdict:
     """A crossover: the named winner on each side of each instance's own crossover (``rates.sides``).
 
-    Each instance's crossover is the bound on its constants; the run and its twin swapped must be
-    rejected (power).  The comparisons are exact: runs that drew random numbers make a comparison at one
-    point a coin the rule does not toss — inconclusive, saying so.
+    Each instance's crossover is the bound on its constants (at each point: a sweep of a class parameter
+    draws each point's instance); the run and its twin swapped must be rejected (power).  The comparisons
+    are exact: runs that drew random numbers (a method's own draws; ``claim_check`` refuses a noisy
+    oracle and sampled clients) make a comparison at one point a coin the rule does not toss —
+    inconclusive, saying so.
     """
     from fcocheck.rates.power import Violation, powered
     from fcocheck.rates.sides import crossover_sides
@@ -182,7 +184,7 @@ def _crossover(c: Claim, G3: np.ndarray, b: np.ndarray, seed: int, seeds: Sequen
         with np.errstate(divide="ignore"):
             swapped = 1.0 / ratio
 
-        def rule(r: np.ndarray, x_star: float = float(b[i, 0])) -> Verdict:
+        def rule(r: np.ndarray, x_star: np.ndarray = b[i]) -> Verdict:
             return crossover_sides(c.along[1], r, x_star, name)
 
         verdicts.append(powered(rule, ratio, [Violation("the run and its twin swapped", swapped)]))
@@ -319,6 +321,10 @@ def control_verdicts(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray,
         mv = measure(variant, seed, measured["seeds"])
         G3v = mv.G
         measured["controls"][label] = G3v.mean(axis=1).tolist()
+        if c.sense == CROSSOVER and mv.random:  # its comparisons would be coins (``_crossover``)
+            out.append(Verdict(INCONCLUSIVE, f"negative control ({label})", f"{label}: the runs drew random "
+                               "numbers; a crossover compares exact runs"))
+            continue
 
         def rule(d: np.ndarray, fl: np.ndarray = mv.floor, random: bool = mv.random) -> Verdict:
             D = np.asarray(d).reshape(G3.shape)

@@ -21,14 +21,15 @@ def twin_measure(c: Claim, t: Any, twin: Any, resolution: float = 0.0) -> float:
     ends at 0); ``gap_ratio`` = (Φ(w_R) − Φ*) / (Φ(w_R) − Φ*)_twin, each gap's last round and at least 0
     (0 when the run's is; ∞ when only the twin's is: nothing to be far below); ``gap_avg_ratio`` =
     (Φ(ŵ) − Φ*) / (Φ(ŵ) − Φ*)_twin, which of the two is nearer the optimum (a crossover's measure): a gap
-    within ``resolution`` (the instance's, ``RESOLVED`` × its certificate) is 0, and two such are no
-    measurement (nan: neither wins).
+    within ``resolution`` (the instance's, ``RESOLVED`` × its certificate) is 0, a run that did not
+    complete is at ∞, and two gaps of 0 (or two failed runs) are no measurement (nan: neither wins).
     """
-    if c.measure == "gap_avg_ratio":
-        own, other = float(t["gap_avg"][-1]), float(twin["gap_avg"][-1])
+    if c.measure == "gap_avg_ratio":  # a run that did not complete (diverged) is at ∞ and loses
+        own, other = (float(x["gap_avg"][-1]) if x.status == "completed" else float("inf") for x in (t, twin))
         own, other = (0.0 if g <= resolution else g for g in (own, other))
-        return (float("nan") if own == other == 0 else 0.0 if own == 0 else
-                float("inf") if other == 0 else own / other)
+        if own == other and own in (0.0, float("inf")):
+            return float("nan")  # both at the optimum, or both failed: neither wins
+        return 0.0 if own == 0 or other == float("inf") else float("inf") if other == 0 else own / other
     if c.measure == "gap_ratio":
         own, other = max(float(t["gap"][-1]), 0.0), max(float(twin["gap"][-1]), 0.0)
         return 0.0 if own == 0 else (own / other if other > 0 else float("inf"))
@@ -43,17 +44,26 @@ def twin_measure(c: Claim, t: Any, twin: Any, resolution: float = 0.0) -> float:
 def _twin_runs(c: Claim, v: float, own: Mapping[str, float], q: Any, r: Any, s: int, record: str) -> list:
     """The twin of every run at swept value ``v`` on instance ``s`` (its own hp, the same oracle seeds).
 
-    A twin with hp of its own takes the swept hyper-parameter only where it names it (another method's
-    hp: the swept η_c of FedMiD is no hp of PGM).
+    A twin whose method has no hyper-parameter of the swept name runs without it (the swept η_c of FedMiD
+    is no hp of PGM); one that has it follows the sweep.
     """
     from fcocheck.verify.experiments.base import runs
 
     tc = replace(c, **dict(c.twin), twin={}, controls={}, full={})
     hp, rounds, _ = point(tc, v, own)
-    if "hp" in c.twin and c.along[0] not in c.twin["hp"]:  # the twin's own hp: the swept one is the run's
-        hp.pop(c.along[0], None)
+    if c.along[0] in hp and not _takes(tc, c.along[0]):  # another method's hp: the swept one is the run's
+        hp.pop(c.along[0])
     return runs(method_name(tc), q, hp, rounds, tc.oracle, noise_seeds(c, s), r, record=record,
                 **run_options(tc, q, r, s))
+
+
+def _takes(c: Claim, name: str) -> bool:
+    """Whether the claim's method has a hyper-parameter ``name``."""
+    from dataclasses import fields
+
+    from fcocheck.solvers import algorithms
+
+    return name in {f.name for f in fields(algorithms.get(method_name(c)).hyper)}
 
 
 def _instance_constants(c: Claim, p: Any, ref: Any) -> dict[str, float]:

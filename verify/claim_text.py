@@ -133,7 +133,7 @@ def _crossover_plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any]:
     bound = np.array(measured["bound"], dtype=float).reshape(-1, len(c.along[1]))
     ratios = np.array(measured["instances"], dtype=float)
     along = np.asarray(c.along[1], dtype=float)
-    series = [slope_series(f"instance {s}", (along / bound[min(i, len(bound) - 1), 0]).tolist(),
+    series = [slope_series(f"instance {s}", (along / bound[min(i, len(bound) - 1)]).tolist(),
                            ratios[i:i + 1])
               for i, s in enumerate(measured["seeds"])]
     return plot_spec("slope", f"{name} / {name}* (each instance's {c.bound_text()})",

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fcocheck.reports.strict_json import dumps
+from fcocheck.solvers.strict_json import dumps
 
 
 def _strict(text: str):  # noqa: ANN202 - a parser that refuses Infinity and NaN
@@ -79,10 +79,24 @@ def test_numpy_values_and_objects_through_default_are_walked_too():
     assert type(got["d"]) is bool and type(got["c"]) is int
 
 
-def test_validate_json_parses_strictly(capsys):
-    """The command line's --json goes through it (a claim's figure spec and verdicts included)."""
+def test_validate_json_and_out_write_non_finite_numbers_as_names(monkeypatch, capsys, tmp_path):
+    """A result holding ∞ and NaN (a ratio to a floor of 0, a fit without points) printed by --json and
+    written by --out: both parse strictly, the values by name (with Python's json both would not)."""
+    from fcocheck.reports import cli_theory
     from fcocheck.reports.cli import main
 
-    assert main(["validate", "fco-4.2-vs-4.1", "--quick", "--json", "-q"]) == 0
+    fake = {"name": "fco-eq-4.5", "status": "consistent", "checks": [], "seconds": 0.0,
+            "measured": {"ratio": float("inf"), "fit": {"slope": float("nan"), "lo": -np.inf}}}
+    monkeypatch.setattr(cli_theory, "_results", lambda chosen, args, instance: iter([dict(fake)]))
+    out = tmp_path / "v.jsonl"
+    assert main(["validate", "fco-eq-4.5", "--json", "--out", str(out)]) == 0
+    want = {"ratio": "inf", "fit": {"slope": "nan", "lo": "-inf"}}
     (res,) = _strict(capsys.readouterr().out)
-    assert res["name"] == "fco-4.2-vs-4.1" and res["status"] == "consistent"
+    assert res["measured"] == want
+    assert _strict(out.read_text())["measured"] == want
+
+
+def test_keys_are_cleaned_and_a_default_that_returns_its_argument_is_an_error():
+    assert _strict(dumps({float("inf"): 1, np.int64(2): "x"})) == {"inf": 1, "2": "x"}
+    with pytest.raises(TypeError, match="the rule is a value JSON has a form for"):
+        dumps({"a": object()}, default=lambda o: o)

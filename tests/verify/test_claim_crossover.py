@@ -90,16 +90,42 @@ def test_a_crossover_is_a_ratio_of_two_runs_at_a_point_free_of_the_swept_name():
         check(dataclasses.replace(CLAIM, bound="L**2*B/G**2 + R"))
     with pytest.raises(InvalidClaimError, match="and vanishes; the rule is a ratio"):
         check(dataclasses.replace(CLAIM, vanishes=True))
+    with pytest.raises(InvalidClaimError, match="the rule is a ratio of the run to its twin"):
+        check(dataclasses.replace(CLAIM, measure="gap_ratio"))  # no resolution: a tie at 0 would be a win
+    for noisy in ({"oracle": "gaussian:1.0", "repeats": 2}, {"participation": 4}, {"redraw": 3}):
+        with pytest.raises(InvalidClaimError, match="the rule is exact, None, 0"):
+            check(dataclasses.replace(CLAIM, **noisy))
     check(CLAIM)
 
 
+def test_a_crossover_per_point_judges_each_point_against_its_own():
+    """A sweep of a class parameter draws each point's instance: x* differs by point (16, then 200)."""
+    stars = np.array([16.0, 16.0, 16.0, 200.0, 200.0, 200.0])
+    # R = 32 ≤ 200/4: the run must win there, and does; 128 and 512 are within 4× of 200: not judged
+    ratio = np.array([0.5, 0.5, 0.5, 0.5, 0.5, 2.0])
+    v = crossover_sides(X, ratio, stars, "R")
+    assert v.status == "consistent" and "R* = 16…200 (each point's)" in v.reason, v.reason
+    assert v.evidence["crossover"] == stars.tolist()
+    assert crossover_sides(X, ratio, 16.0, "R").status == "inconsistent"  # one crossover: 128 ≥ 4·16
+
+
 class _T(dict):
-    """A trace's metrics, as a twin measure reads them."""
+    """A trace's metrics and status, as a twin measure reads them."""
+
+    def __init__(self, gap: float, status: str = "completed") -> None:
+        super().__init__(gap_avg=np.array([1.0, gap]))
+        self.status = status
 
 
-@pytest.mark.parametrize("own,other,want", [(2e-3, 1e-3, 2.0), (1e-9, 1e-3, 0.0), (1e-3, 1e-9, float("inf")),
-                                            (1e-9, 2e-9, float("nan")), (0.0, 0.0, float("nan"))])
+@pytest.mark.parametrize("own,other,want", [
+    (2e-3, 1e-3, 2.0), (1e-9, 1e-3, 0.0), (1e-3, 1e-9, float("inf")),
+    (1e-9, 2e-9, float("nan")), (0.0, 0.0, float("nan")),
+    # a run that did not complete loses, whatever its last recorded gap; two failed runs: no measurement
+    (("diverged", 1e-9), 1e-3, float("inf")), (1e-3, ("diverged", 1e-9), 0.0),
+    (("diverged", 1e-3), ("diverged", 1e-3), float("nan"))])
 def test_the_gap_avg_ratio_reads_each_gap_against_its_resolution(own, other, want):
-    got = claim_measure.twin_measure(CLAIM, _T(gap_avg=np.array([1.0, own])),
-                                     _T(gap_avg=np.array([1.0, other])), resolution=1e-6)
+    def trace(x):  # noqa: ANN001, ANN202
+        return _T(x[1], x[0]) if isinstance(x, tuple) else _T(x)
+
+    got = claim_measure.twin_measure(CLAIM, trace(own), trace(other), resolution=1e-6)
     assert (np.isnan(got) if np.isnan(want) else got == pytest.approx(want)), got

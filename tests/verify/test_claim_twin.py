@@ -79,3 +79,26 @@ def test_a_twin_that_ends_at_zero_reads_zero_or_infinity():
     rel = dataclasses.replace(CLAIM, measure="w_distance_relative")
     assert twin_measure(rel, T([0.0, 0.0]), T([0.0, 0.0])) == 0.0
     assert twin_measure(rel, T([1.0, 0.0]), T([0.0, 0.0])) == np.inf
+
+
+@pytest.mark.parametrize(("twin", "swept", "want"), [
+    # the same method with hp of its own: it follows the sweep (η_s swept, the twin's own η_c)
+    ({"hp": {"eta_c": 0.02, "local_steps": 2}}, ("eta_s", (0.5, 1.0, 2.0, 4.0)),
+     {"eta_s": 2.0, "eta_c": 0.02}),
+    # another method without the swept hp: it runs without it (PGM has no η_c)
+    ({"method": "pgm", "hp": {"eta": 0.5, "local_steps": 2}}, ("eta_c", (0.01, 0.02, 0.04, 0.08)),
+     {"eta": 0.5}),
+])
+def test_a_twin_takes_the_swept_hp_exactly_when_its_method_has_it(monkeypatch, twin, swept, want):
+    from fcocheck.verify import claim_measure
+    from fcocheck.verify.experiments import base
+
+    seen = []
+    monkeypatch.setattr(base, "runs", lambda method, q, hp, *a, **k: seen.append((method, hp)) or [])
+    c = dataclasses.replace(CLAIM, along=swept, hp={"eta_c": 0.05, "eta_s": 1.0, "local_steps": 2},
+                            twin=twin, oracle="exact")
+    q, r = claim_measure.instances_at(c, 0)[0]
+    claim_measure._twin_runs(c, swept[1][2], {}, q, r, 0, "round")
+    (method, hp), = seen
+    assert method == twin.get("method", "feddualavg") and {k: hp.get(k) for k in want} == want, hp
+    assert twin.get("method") != "pgm" or "eta_c" not in hp

@@ -109,6 +109,7 @@ _ALL = (
 #: what each experiment that sweeps its own generator varies (named when it does not apply to a file)
 _SWEEPS = {
     "fco-lemma-4.4": "K, η_c, σ and ζ",
+    "fco-4.1-minibatch": "η_cKL", "fco-4.2-vs-4.1": "R around each instance's L²B/G²",
     "svrg-contraction": "m and h",
 }
 _ALL = tuple(dataclasses.replace(e, sweeps=_SWEEPS.get(e.name, e.sweeps)) for e in _ALL)

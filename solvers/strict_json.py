@@ -19,8 +19,18 @@ from typing import Any
 def plain(x: Any, default: Callable[[Any], Any] = str) -> Any:
     """``x`` with every non-finite float replaced by its name, numpy values as Python ones.
 
-    Mappings, lists and tuples are walked; anything else JSON has no form for goes through ``default``
-    first (as ``json.dumps`` would call it), and its result is walked too.
+    Args:
+        x: a document: mappings, lists and tuples are walked (a mapping's keys too: a non-finite float
+            key by its name, a numpy scalar as a Python one).
+        default: what JSON has no form for goes through it first (as ``json.dumps`` would call it), and
+            its result is walked too; one returning an object of the argument's own type is an error.
+
+    Returns:
+        The same document in ``None``, ``bool``, ``int``, finite ``float``, ``str``, ``list`` and ``dict``.
+
+    Raises:
+        TypeError: ``default`` returned an object of the type it was given (it would recurse forever).
+
     """
     import numpy as np  # here: the command line's start-up does not import numpy
 
@@ -34,12 +44,16 @@ def plain(x: Any, default: Callable[[Any], Any] = str) -> Any:
     if isinstance(x, np.bool_):
         return bool(x)
     if isinstance(x, Mapping):
-        return {k: plain(v, default) for k, v in x.items()}
+        return {plain(k, default): plain(v, default) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
         return [plain(v, default) for v in x]
     if isinstance(x, np.ndarray):
         return plain(x.tolist(), default)
-    return plain(default(x), default)
+    y = default(x)
+    if type(y) is type(x):
+        raise TypeError(f"strict JSON: default({type(x).__name__}) returned a {type(y).__name__}; the rule "
+                        "is a value JSON has a form for")
+    return plain(y, default)
 
 
 def dumps(obj: Any, default: Callable[[Any], Any] = str, **kwargs: Any) -> str:
