@@ -209,16 +209,16 @@ def _plan(c: Claim, s: int) -> _Plan:
     return _Plan(cases, options, own, points, record, longest)
 
 
-def planned_runs(c: Claim, s: int) -> list[Any]:
+def planned_runs(c: Claim, s: int, plan: _Plan | None = None) -> list[Any]:
     """Every run of per-round records ``measure_instance(c, s)`` asks for, its twins' included.
 
     One ``verify.experiments.base.Run`` per point and noise seed (per-step records, ``statistic="limit"``:
-    none).
+    none).  ``plan``: instance ``s``'s ``_plan``, when made already.
     Why: ``measure`` runs these for all its instances at once (``verify.experiments.base.prefetch``).
     """
     from fcocheck.verify.experiments.base import Run
 
-    p = _plan(c, s)
+    p = plan or _plan(c, s)
     if c.statistic == "limit" or p.record != "round":
         return []
     name, seeds = method_name(c), noise_seeds(c, s)
@@ -236,8 +236,11 @@ def planned_runs(c: Claim, s: int) -> list[Any]:
     return out
 
 
-def measure_instance(c: Claim, s: int) -> _Row:
-    """Instance ``s`` of the claim's class at every point of its sweep (``measure``)."""
+def measure_instance(c: Claim, s: int, plan: _Plan | None = None) -> _Row:
+    """Instance ``s`` of the claim's class at every point of its sweep (``measure``).
+
+    ``plan``: its ``_plan``, when ``measure`` made it already (its hp expressions are sympy's to evaluate).
+    """
     from fcocheck.rates.fit import phase_rate
     from fcocheck.solvers.reference.certificate import RESOLVED
     from fcocheck.verify.experiments.base import runs, tail_mean
@@ -247,7 +250,7 @@ def measure_instance(c: Claim, s: int) -> _Row:
     G, floor, bound, resid = np.empty((c.repeats, P)), np.zeros(P), np.empty(P), np.zeros(P)
     above = np.zeros(c.repeats)  # ``mean_above_floor``: each repetition's floor
     B = 0.0
-    cases, options, own, points, record, longest_point = _plan(c, s)
+    cases, options, own, points, record, longest_point = plan or _plan(c, s)
     longest = None
     random = False  # ``limit``: exact gradients, a dual-averaging method (``claim_check.check``)
     if longest_point is not None:  # one run to the sweep's largest R; each point reads its first R rounds
@@ -351,13 +354,15 @@ def measure(c: Claim, seed: int = 0, instances: Sequence[int] | None = None) -> 
     """
     from fcocheck.verify.experiments.base import holding, prefetch
 
-    planned = [r for s in first_seeds(c, seed, instances) for r in planned_runs(c, s)]
+    plans = {s: _plan(c, s) for s in first_seeds(c, seed, instances)} if c.statistic != "limit" else {}
+    planned = [r for s, p in plans.items() for r in planned_runs(c, s, p)]
     with holding(len(planned)):
         prefetch(planned)
-        return measured(c, seed, instances)
+        return measured(c, seed, instances, plans)
 
 
-def measured(c: Claim, seed: int = 0, instances: Sequence[int] | None = None) -> Measurement:
+def measured(c: Claim, seed: int = 0, instances: Sequence[int] | None = None,
+             plans: Mapping[int, _Plan] | None = None) -> Measurement:
     """The measurement, its resolution, the bound, the class's B and the limits' residuals.
 
     Instances are drawn with seeds ``seed, seed + 1, …`` (the study seed reaches the instance), or are
@@ -367,9 +372,15 @@ def measured(c: Claim, seed: int = 0, instances: Sequence[int] | None = None) ->
     The measurement is instances × repetitions × sweep points, its resolution and the bound (each
     instance's own constants) instances × points; B is the largest ½‖w₀ − w*‖² over the instances (the
     class's initial condition, for the worst case).  Every run goes through
-    ``verify.experiments.base.runs``, so a report stores it in its run tables.
+    ``verify.experiments.base.runs``, so a report stores it in its run tables.  ``plans``: instances'
+    ``_plan``, made already (``measure``).
     """
     from fcocheck.verify.experiments.base import draw_instances
+
+    plans = plans or {}
+
+    def measure_one(s: int) -> _Row:
+        return measure_instance(c, s, plans.get(s))
 
     skipped: list[int] = []
     lacking: list[str] = []
@@ -379,7 +390,7 @@ def measured(c: Claim, seed: int = 0, instances: Sequence[int] | None = None) ->
         if why is not None:
             lacking.append(f"instance {s}: {why}")
             return None
-        row = measure_instance(c, s)
+        row = measure_one(s)
         if not c.redraw or c.sense == IDENTITY:  # an identity resolves nothing away: 0 is a measurement
             return row
         resolved = resolved_prefix(row.G.mean(axis=0)[None, :], row.floor[None, :]) == row.floor.size
@@ -388,14 +399,14 @@ def measured(c: Claim, seed: int = 0, instances: Sequence[int] | None = None) ->
     if c.instance is not None:  # one fixed instance
         why = lacks(c, seed)
         lacking += [f"the instance: {why}"] if why is not None else []
-        drawn = [] if lacking else [(seed, measure_instance(c, seed))]
+        drawn = [] if lacking else [(seed, measure_one(seed))]
     elif instances is not None:
-        drawn = [(s, measure_instance(c, s)) for s in instances]
+        drawn = [(s, measure_one(s)) for s in instances]
     elif c.redraw or c.condition is not None:
         # at most ``redraw`` replacements: the draw stops at the rejection after the last one
         drawn, skipped = draw_instances(seed, c.seeds, accept, c.redraw + 1)
     else:
-        drawn = [(seed + i, measure_instance(c, seed + i)) for i in range(c.seeds)]
+        drawn = [(seed + i, measure_one(seed + i)) for i in range(c.seeds)]
     rows = [r for _, r in drawn]
     P = len(c.along[1])
     if not rows:

@@ -103,8 +103,8 @@ def test_a_draw_replaced_as_unresolved_is_measured_as_before(monkeypatch):
     """``redraw``: instance 1 (prefetched, then rejected as unresolved) is replaced by a fresh draw."""
     real = claim_measure.measure_instance
 
-    def unresolved_one(c, s):  # noqa: ANN001, ANN202
-        row = real(c, s)
+    def unresolved_one(c, s, plan=None):  # noqa: ANN001, ANN202
+        row = real(c, s, plan)
         return row._replace(G=np.zeros_like(row.G)) if s == 1 else row
 
     monkeypatch.setattr(claim_measure, "measure_instance", unresolved_one)
@@ -126,3 +126,14 @@ def test_the_comparison_can_fail():
         assert_same(batched(REPEATS, 2), one_by_one(REPEATS, 3))
     with pytest.raises(AssertionError):  # one noise repetition fewer: another array
         assert_same(batched(dataclasses.replace(REPEATS, repeats=2), 2), one_by_one(REPEATS, 2))
+
+
+def test_runs_the_batched_round_does_not_cover_are_left_to_the_instances():
+    """A method ``run_batch`` runs alone (a primal card), an unknown one, a participation of the claim's
+    own: nothing to gain ahead of the instances, so nothing is run ahead."""
+    planned = planned_runs(REPEATS, 0)
+    assert base.prefetch([r._replace(algorithm="fedmid-avg") for r in planned]) == 0
+    assert base.prefetch([r._replace(algorithm="no-such-method") for r in planned]) == 0
+    assert base.prefetch([r._replace(kw={"participation": 2}) for r in planned]) == 0
+    assert not base._MEMO
+    assert base.prefetch(planned) == len(planned)  # the check can fail: these are run

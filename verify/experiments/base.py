@@ -20,6 +20,7 @@ from fcocheck.rates.verdict import INCONCLUSIVE, NOT_APPLICABLE, Verdict, combin
 from fcocheck.solvers.engine.batch import run_batch
 from fcocheck.solvers.engine.run import run
 from fcocheck.solvers.engine.trace import INTERRUPTED, Trace
+from fcocheck.solvers.errors import FcocheckError
 from fcocheck.solvers.problem import Problem
 
 
@@ -236,13 +237,14 @@ def prefetch(planned: Sequence[Run]) -> int:
     caller then asks for each run as before and gets it from the memo (hold it there: ``holding``), so
     its order, its records (``collect``: recorded when asked for, not here) and its bits are unchanged —
     a planned run the caller never asks for costs time only, one it asks for and was not planned is run
-    then.  Runs that may not batch (``_together``) or cannot be kept (``_memo_key`` None) are left to the
-    caller.  Returns how many runs were run.
+    then.  Runs that may not batch (``_together``, a method the batched round does not cover:
+    ``batched``) or cannot be kept (``_memo_key`` None) are left to the caller: run ahead, they would
+    gain nothing.  Returns how many runs were run.
     """
     todo: list[Run] = []
     keys: list[tuple[tuple | None, tuple]] = []
     for r in planned:
-        if not _together(r.kw):
+        if not (_together(r.kw) and batched(r.algorithm)):
             continue
         key, objects = _memo_key(r.algorithm, r.problem, r.hp, r.rounds, r.oracle, r.seed, r.reference,
                                  "round", r.kw)
@@ -252,6 +254,20 @@ def prefetch(planned: Sequence[Run]) -> int:
         keys.append((key, objects))
     _fresh(todo, keys)
     return len(todo)
+
+
+def batched(algorithm: str) -> bool:
+    """Whether ``run_batch`` may advance runs of ``algorithm`` together (``solvers.engine.batch``).
+
+    False for a name the registry does not know: the run that uses it raises the registry's error.
+    """
+    from fcocheck.solvers import algorithms
+    from fcocheck.solvers.engine.batch import batched_method
+
+    try:
+        return batched_method(algorithms.get(algorithm))
+    except FcocheckError:
+        return False
 
 
 @contextmanager
