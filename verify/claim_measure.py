@@ -41,18 +41,29 @@ def twin_measure(c: Claim, t: Any, twin: Any, resolution: float = 0.0) -> float:
     return apart / size if size > 0 else (0.0 if apart == 0 else float("inf"))
 
 
-def _twin_runs(c: Claim, v: float, own: Mapping[str, float], q: Any, r: Any, s: int, record: str) -> list:
-    """The twin of every run at swept value ``v`` on instance ``s`` (its own hp, the same oracle seeds).
+def _twin_claim(c: Claim) -> Claim:
+    """The claim its runs' twins are runs of (``Claim.twin``'s changes; no twin, controls nor full design)."""
+    return replace(c, **dict(c.twin), twin={}, controls={}, full={})
+
+
+def _twin_point(c: Claim, v: float, own: Mapping[str, float]) -> tuple[Claim, dict[str, Any], int]:
+    """The twin's claim, hyper-parameters and rounds at swept value ``v``.
 
     A twin whose method has no hyper-parameter of the swept name runs without it (the swept η_c of FedMiD
     is no hp of PGM); one that has it follows the sweep.
     """
-    from fcocheck.verify.experiments.base import runs
-
-    tc = replace(c, **dict(c.twin), twin={}, controls={}, full={})
+    tc = _twin_claim(c)
     hp, rounds, _ = point(tc, v, own)
     if c.along[0] in hp and not _takes(tc, c.along[0]):  # another method's hp: the swept one is the run's
         hp.pop(c.along[0])
+    return tc, hp, rounds
+
+
+def _twin_runs(c: Claim, v: float, own: Mapping[str, float], q: Any, r: Any, s: int, record: str) -> list:
+    """The twins of the runs at swept value ``v`` on instance ``s`` (``_twin_point``), same oracle seeds."""
+    from fcocheck.verify.experiments.base import runs
+
+    tc, hp, rounds = _twin_point(c, v, own)
     return runs(method_name(tc), q, hp, rounds, tc.oracle, noise_seeds(c, s), r, record=record,
                 **run_options(tc, q, r, s))
 
@@ -195,31 +206,86 @@ def lacks(c: Claim, s: int) -> str | None:
     return None
 
 
-def measure_instance(c: Claim, s: int) -> _Row:
-    """Instance ``s`` of the claim's class at every point of its sweep (``measure``)."""
-    from fcocheck.rates.fit import phase_rate
-    from fcocheck.solvers.reference.certificate import RESOLVED
-    from fcocheck.verify.experiments.base import runs, tail_mean
+class _Plan(NamedTuple):
+    """What instance ``s``'s runs are (``_plan``): everything but the runs themselves."""
+
+    cases: list[tuple[Any, Any]]  #: (problem, reference) at each point (``instances_at``)
+    options: list[dict[str, Any]]  #: the engine's options at each point (``run_options``)
+    own: list[dict[str, float]]  #: the instance's constants at each point (``_instance_constants``)
+    points: list[tuple[dict[str, Any], int, dict[str, float]]]  #: (hp, rounds, names) at each point
+    record: str  #: ``round`` or ``step`` (a per-step statistic or a residual)
+    longest: tuple[dict[str, Any], int] | None  #: ``prefixes``: (hp, rounds) of the one longest run
+
+
+def _plan(c: Claim, s: int) -> _Plan:
+    """Instance ``s``'s runs described: what ``measure_instance`` runs and ``planned_runs`` lists.
+
+    One function for both, so the runs a claim prefetches are the runs its instances ask for.
+    """
     from fcocheck.verify.residuals import RESIDUALS
 
     values = c.along[1]
-    P = len(values)
-    G, floor, bound, resid = np.empty((c.repeats, P)), np.zeros(P), np.empty(P), np.zeros(P)
-    above = np.zeros(c.repeats)  # ``mean_above_floor``: each repetition's floor
-    B = 0.0
     cases = instances_at(c, s)
     options = [run_options(c, q, r, s) for q, r in cases]  # a start point per point: drawn once
     own = [_instance_constants(c, q, r) for q, r in cases]
     if c.constants_over == "sweep":
         own = [{k: max(o[k] for o in own) for k in own[0]}] * len(own)
     longest = None
-    random = False  # ``limit``: exact gradients, a dual-averaging method (``claim_check.check``)
-    if prefixes(c):  # one run to the sweep's largest R; each point reads its first R rounds
+    if prefixes(c):
         hp, rounds, _ = point(c, max(values), own[int(np.argmax(values))])
-        longest = runs(method_name(c), cases[0][0], hp, rounds, c.oracle, noise_seeds(c, s), cases[0][1],
-                       **options[0])
+        longest = (hp, rounds)
     points = [point(c, v, own[j]) for j, v in enumerate(values)]
     record = "step" if c.statistic == "last_step_mean" or c.measure in RESIDUALS else "round"
+    return _Plan(cases, options, own, points, record, longest)
+
+
+def planned_runs(c: Claim, s: int, plan: _Plan | None = None) -> list[Any]:
+    """Every run of per-round records ``measure_instance(c, s)`` asks for, its twins' included.
+
+    One ``verify.experiments.base.Run`` per point and noise seed (per-step records, ``statistic="limit"``:
+    none).  ``plan``: instance ``s``'s ``_plan``, when made already.
+    Why: ``measure`` runs these for all its instances at once (``verify.experiments.base.prefetch``).
+    """
+    from fcocheck.verify.experiments.base import Run
+
+    p = plan or _plan(c, s)
+    if c.statistic == "limit" or p.record != "round":
+        return []
+    name, seeds = method_name(c), noise_seeds(c, s)
+    if p.longest is not None:
+        (q, r), (hp, rounds) = p.cases[0], p.longest
+        return [Run(name, q, hp, rounds, c.oracle, k, r, p.options[0]) for k in seeds]
+    out = [Run(name, q, hp, rounds, c.oracle, k, r, o)
+           for (q, r), (hp, rounds, _), o in zip(p.cases, p.points, p.options, strict=True) for k in seeds]
+    if c.twin:
+        for v, (q, r), own in zip(c.along[1], p.cases, p.own, strict=True):
+            tc, hp, rounds = _twin_point(c, v, own)
+            o = run_options(tc, q, r, s)
+            out += [Run(method_name(tc), q, hp, rounds, tc.oracle, k, r, o) for k in seeds]
+    return out
+
+
+def measure_instance(c: Claim, s: int, plan: _Plan | None = None) -> _Row:
+    """Instance ``s`` of the claim's class at every point of its sweep (``measure``).
+
+    ``plan``: its ``_plan``, when ``measure`` made it already (its hp expressions are sympy's to evaluate).
+    """
+    from fcocheck.rates.fit import phase_rate
+    from fcocheck.solvers.reference.certificate import RESOLVED
+    from fcocheck.verify.experiments.base import runs, tail_mean
+
+    values = c.along[1]
+    P = len(values)
+    G, floor, bound, resid = np.empty((c.repeats, P)), np.zeros(P), np.empty(P), np.zeros(P)
+    above = np.zeros(c.repeats)  # ``mean_above_floor``: each repetition's floor
+    B = 0.0
+    cases, options, own, points, record, longest_point = plan or _plan(c, s)
+    longest = None
+    random = False  # ``limit``: exact gradients, a dual-averaging method (``claim_check.check``)
+    if longest_point is not None:  # one run to the sweep's largest R; each point reads its first R rounds
+        hp, rounds = longest_point
+        longest = runs(method_name(c), cases[0][0], hp, rounds, c.oracle, noise_seeds(c, s), cases[0][1],
+                       **options[0])
     # the points of one R as one batch (not with a start or a participation of the claim's own: per run)
     together = (_points_together(c, cases, points, s) if longest is None and c.statistic != "limit"
                 and record == "round" and not options[0] else None)
@@ -294,7 +360,38 @@ def prefixes(c: Claim) -> bool:
             and not any(is_expression(x) for x in c.hp.values()))
 
 
+def first_seeds(c: Claim, seed: int, instances: Sequence[int] | None = None) -> list[int]:
+    """The instance seeds ``measure`` measures before any replacement (``redraw``) would be drawn.
+
+    The fixed instance's (the study seed) unless it lacks the claim's ``condition``; ``instances``; or the
+    first ``seeds`` draws ``seed, seed + 1, …`` that do not lack it (a draw that lacks it is never run).
+    """
+    if c.instance is not None:
+        return [seed] if lacks(c, seed) is None else []
+    if instances is not None:
+        return list(instances)
+    return [s for s in range(seed, seed + c.seeds) if lacks(c, s) is None]
+
+
 def measure(c: Claim, seed: int = 0, instances: Sequence[int] | None = None) -> Measurement:
+    """``measured(c, seed, instances)``, its instances' runs run first across them: the same bits, faster.
+
+    A claim's instances are measured one by one (a draw may be replaced); their runs that may batch
+    (``verify.experiments.base.prefetch``: a FedDualAvg-type method, every client, per-round records) run
+    first as few batches across the first draws (``first_seeds``) — each run the bits it has alone — and are
+    held in the run memo (``holding``) while ``measured`` asks for them instance by instance.
+    """
+    from fcocheck.verify.experiments.base import holding, prefetch
+
+    plans = {s: _plan(c, s) for s in first_seeds(c, seed, instances)} if c.statistic != "limit" else {}
+    planned = [r for s, p in plans.items() for r in planned_runs(c, s, p)]
+    with holding(len(planned)):
+        prefetch(planned)
+        return measured(c, seed, instances, plans)
+
+
+def measured(c: Claim, seed: int = 0, instances: Sequence[int] | None = None,
+             plans: Mapping[int, _Plan] | None = None) -> Measurement:
     """The measurement, its resolution, the bound, the class's B and the limits' residuals.
 
     Instances are drawn with seeds ``seed, seed + 1, …`` (the study seed reaches the instance), or are
@@ -304,9 +401,15 @@ def measure(c: Claim, seed: int = 0, instances: Sequence[int] | None = None) -> 
     The measurement is instances × repetitions × sweep points, its resolution and the bound (each
     instance's own constants) instances × points; B is the largest ½‖w₀ − w*‖² over the instances (the
     class's initial condition, for the worst case).  Every run goes through
-    ``verify.experiments.base.runs``, so a report stores it in its run tables.
+    ``verify.experiments.base.runs``, so a report stores it in its run tables.  ``plans``: instances'
+    ``_plan``, made already (``measure``).
     """
     from fcocheck.verify.experiments.base import draw_instances
+
+    plans = plans or {}
+
+    def measure_one(s: int) -> _Row:
+        return measure_instance(c, s, plans.get(s))
 
     skipped: list[int] = []
     lacking: list[str] = []
@@ -316,7 +419,7 @@ def measure(c: Claim, seed: int = 0, instances: Sequence[int] | None = None) -> 
         if why is not None:
             lacking.append(f"instance {s}: {why}")
             return None
-        row = measure_instance(c, s)
+        row = measure_one(s)
         if not c.redraw or c.sense == IDENTITY:  # an identity resolves nothing away: 0 is a measurement
             return row
         resolved = resolved_prefix(row.G.mean(axis=0)[None, :], row.floor[None, :]) == row.floor.size
@@ -325,14 +428,14 @@ def measure(c: Claim, seed: int = 0, instances: Sequence[int] | None = None) -> 
     if c.instance is not None:  # one fixed instance
         why = lacks(c, seed)
         lacking += [f"the instance: {why}"] if why is not None else []
-        drawn = [] if lacking else [(seed, measure_instance(c, seed))]
+        drawn = [] if lacking else [(seed, measure_one(seed))]
     elif instances is not None:
-        drawn = [(s, measure_instance(c, s)) for s in instances]
+        drawn = [(s, measure_one(s)) for s in instances]
     elif c.redraw or c.condition is not None:
         # at most ``redraw`` replacements: the draw stops at the rejection after the last one
         drawn, skipped = draw_instances(seed, c.seeds, accept, c.redraw + 1)
     else:
-        drawn = [(seed + i, measure_instance(c, seed + i)) for i in range(c.seeds)]
+        drawn = [(seed + i, measure_one(seed + i)) for i in range(c.seeds)]
     rows = [r for _, r in drawn]
     P = len(c.along[1])
     if not rows:

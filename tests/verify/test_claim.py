@@ -369,7 +369,7 @@ def test_an_unresolved_instance_is_redrawn_from_the_study_seeds_own_stream(monke
               hp=HP, worst=False)
     unresolved = {1, REPLACEMENT_BASE + 2 * 5}
 
-    def fake(cl, s):  # noqa: ANN001, ANN202
+    def fake(cl, s, plan=None):  # noqa: ANN001, ANN202
         g = np.zeros((1, 4)) if s in unresolved else np.array([[1.0, 0.5, 0.25, 0.125]]) * (1 + s % 7)
         bound = np.array([0.25, 0.125, 0.0625, 0.03125])
         return claim_measure._Row(g, np.full(4, 1e-12), bound, 1.0, np.zeros(4))

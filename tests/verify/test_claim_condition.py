@@ -26,7 +26,7 @@ DUAL = Claim("dual-below", method="feddualavg", bound=1e-3, sense="=", along=cur
              measure="gap_ratio", **curse.SHARED)
 
 
-def _fake_row(c, s):  # noqa: ANN001, ANN202 - no runs: the draw is what is tested
+def _fake_row(c, s, plan=None):  # noqa: ANN001, ANN202 - no runs: the draw is what is tested
     P = len(c.along[1])
     return claim_measure._Row(np.full((1, P), 1e-5), np.zeros(P), np.ones(P), 1.0, np.zeros(P), False)
 
@@ -73,7 +73,7 @@ def test_draws_rejected_for_resolution_too_are_inconclusive_not_outside_the_clai
     law = dataclasses.replace(curse.GROUP.claims[0], redraw=3)
     monkeypatch.setattr(claim_measure, "lacks", lambda c, s: "a margin it lacks" if s == 0 else None)
 
-    def unresolved(c, s):  # noqa: ANN001, ANN202
+    def unresolved(c, s, plan=None):  # noqa: ANN001, ANN202
         P = len(c.along[1])
         return claim_measure._Row(np.zeros((1, P)), np.full(P, 1e-12), np.ones(P), 1.0, np.zeros(P), False)
 

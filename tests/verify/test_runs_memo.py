@@ -28,7 +28,12 @@ def test_a_repeated_configuration_is_the_memo_and_its_bits_are_a_fresh_runs(monk
     assert base.runs("feddualavg", p, hp, 31, "gaussian:0.1", [5], ref)[0] is not fresh
     w0 = np.zeros(p.dim)
     one = base.runs("feddualavg", p, hp, 30, "gaussian:0.1", [5], ref, w0=w0)[0]
-    assert base.runs("feddualavg", p, hp, 30, "gaussian:0.1", [5], ref, w0=w0)[0] is not one  # arrays: no
+    assert one is not fresh
+    # a start point is keyed by its bits: the same bits (another array) are the run, one ulp off is not
+    assert base.runs("feddualavg", p, hp, 30, "gaussian:0.1", [5], ref, w0=w0.copy())[0] is one
+    w1 = w0.copy()
+    w1[3] = np.nextafter(0.0, 1.0)
+    assert base.runs("feddualavg", p, hp, 30, "gaussian:0.1", [5], ref, w0=w1)[0] is not one
     assert len(base._MEMO) <= base.MEMO
 
 

@@ -12,7 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from fcocheck.rates.verdict import INCONCLUSIVE, NOT_APPLICABLE, Verdict, combin
 from fcocheck.solvers.engine.batch import run_batch
 from fcocheck.solvers.engine.run import run
 from fcocheck.solvers.engine.trace import INTERRUPTED, Trace
+from fcocheck.solvers.errors import FcocheckError
 from fcocheck.solvers.problem import Problem
 
 
@@ -178,16 +179,13 @@ def runs_together(algorithm: str, points: Sequence[Point], rounds: int, oracle: 
     """
     if not _together(kw):
         raise ValueError(f"runs_together: {sorted(kw)}; the rule is w0 and participation None at most")
-    flat = [(q, hp, s, ref) for q, hp, seeds, ref in points for s in seeds]
-    keys = [_memo_key(algorithm, q, hp, rounds, oracle, s, ref, "round", kw) for q, hp, s, ref in flat]
+    flat = [Run(algorithm, q, hp, rounds, oracle, s, ref, kw) for q, hp, seeds, ref in points for s in seeds]
+    keys = [_memo_key(algorithm, r.problem, r.hp, rounds, oracle, r.seed, r.reference, "round", kw)
+            for r in flat]
     got = [_recall(key) for key, _ in keys]
     todo = [i for i, g in enumerate(got) if g is None]
-    if todo:
-        problems, hps, seeds_, refs = (list(x) for x in zip(*(flat[i] for i in todo), strict=True))
-        fresh = run_batch(algorithm, problems, hps, rounds, seeds_, oracle, refs,
-                          w0s=[kw.get("w0")] * len(todo))
-        for i, t in zip(todo, fresh, strict=True):
-            got[i] = _keep(*keys[i], t, t.meta["seconds"])
+    for i, g in zip(todo, _fresh([flat[i] for i in todo], [keys[i] for i in todo]), strict=True):
+        got[i] = g
     done = iter(got)
     out = []
     for q, hp, seeds, _ in points:
@@ -199,10 +197,102 @@ def runs_together(algorithm: str, points: Sequence[Point], rounds: int, oracle: 
     return out
 
 
+class Run(NamedTuple):
+    """One engine run as ``runs`` makes it for one seed, per-round records (``prefetch``)."""
+
+    algorithm: str
+    problem: Problem
+    hp: dict[str, Any]
+    rounds: int
+    oracle: str
+    seed: int
+    reference: Any
+    kw: dict[str, Any]  #: the engine's options (``w0``, ``participation``), as ``runs`` gets them
+
+
+def _fresh(todo: Sequence[Run], keys: Sequence[tuple[tuple | None, tuple]]) -> list[tuple[Trace, float]]:
+    """Run ``todo`` (each with its memo key and objects) and keep each; each run's trace and seconds.
+
+    One ``run_batch`` per (method, rounds, oracle) — what a batch's runs share —, each run with its own
+    instance, hyper-parameters, seed and start point.
+    """
+    groups: dict[tuple[str, int, str], list[int]] = {}
+    for i, r in enumerate(todo):
+        groups.setdefault((r.algorithm, r.rounds, r.oracle), []).append(i)
+    got: list[tuple[Trace, float] | None] = [None] * len(todo)
+    for (algorithm, rounds, oracle), idx in groups.items():
+        fresh = run_batch(algorithm, [todo[i].problem for i in idx], [todo[i].hp for i in idx], rounds,
+                          [todo[i].seed for i in idx], oracle, [todo[i].reference for i in idx],
+                          w0s=[todo[i].kw.get("w0") for i in idx])
+        for i, t in zip(idx, fresh, strict=True):
+            got[i] = _keep(*keys[i], t, t.meta["seconds"])
+    return [g for g in got if g is not None]
+
+
+def prefetch(planned: Sequence[Run]) -> int:
+    """Run into the memo, in as few ``run_batch`` calls as may be, the planned runs it can recall and lacks.
+
+    Why: a claim measures its instances one by one, each asking ``runs`` / ``runs_together`` for its own
+    runs; a batch across the instances (and their noise seeds) costs little more than one instance's.  The
+    caller then asks for each run as before and gets it from the memo (hold it there: ``holding``), so
+    its order, its records (``collect``: recorded when asked for, not here) and its bits are unchanged —
+    a planned run the caller never asks for costs time only, one it asks for and was not planned is run
+    then.  Runs that may not batch (``_together``, a method the batched round does not cover:
+    ``batched``) or cannot be kept (``_memo_key`` None) are left to the caller: run ahead, they would
+    gain nothing.  Returns how many runs were run.
+    """
+    todo: list[Run] = []
+    keys: list[tuple[tuple | None, tuple]] = []
+    for r in planned:
+        if not (_together(r.kw) and batched(r.algorithm)):
+            continue
+        key, objects = _memo_key(r.algorithm, r.problem, r.hp, r.rounds, r.oracle, r.seed, r.reference,
+                                 "round", r.kw)
+        if key is None or key in _MEMO or any(key == k for k, _ in keys):
+            continue
+        todo.append(r)
+        keys.append((key, objects))
+    _fresh(todo, keys)
+    return len(todo)
+
+
+def batched(algorithm: str) -> bool:
+    """Whether ``run_batch`` may advance runs of ``algorithm`` together (``solvers.engine.batch``).
+
+    False for a name the registry does not know: the run that uses it raises the registry's error.
+    """
+    from fcocheck.solvers import algorithms
+    from fcocheck.solvers.engine.batch import batched_method
+
+    try:
+        return batched_method(algorithms.get(algorithm))
+    except FcocheckError:
+        return False
+
+
+@contextmanager
+def holding(n: int) -> Iterator[None]:
+    """Inside the block the memo keeps ``n`` runs more than ``MEMO``; on leaving it, the least recent go.
+
+    Why: a claim's prefetched runs (``prefetch``) must stay until its instances ask for them, more than
+    ``MEMO`` for a claim of many instances; after it, the memo is its usual size.
+    """
+    global _HELD
+    _HELD += n
+    try:
+        yield
+    finally:
+        _HELD -= n
+        while len(_MEMO) > MEMO + _HELD:
+            _MEMO.popitem(last=False)
+
+
 #: runs a process keeps (least recently used out): a claim's twin, its controls and its sibling claims
 #: rerun its configurations on the same instances (the curse study's 5 run sets per sweep are 2)
 MEMO = 64
 _MEMO: OrderedDict[tuple, tuple[Trace, float, tuple]] = OrderedDict()
+#: runs the memo keeps beyond ``MEMO`` for now (``holding``)
+_HELD = 0
 #: what a memo key may hold besides the instance objects: values whose repr is their value
 _PLAIN = (bool, int, float, str, type(None), np.integer, np.floating)
 
@@ -226,7 +316,7 @@ def _keep(key: tuple | None, objects: tuple, t: Trace, seconds: float) -> tuple[
         raise KeyboardInterrupt
     if key is not None:
         _MEMO[key] = (t, seconds, objects)  # the objects held: their ids stay theirs
-        if len(_MEMO) > MEMO:
+        if len(_MEMO) > MEMO + _HELD:
             _MEMO.popitem(last=False)
     return t, seconds
 
@@ -235,19 +325,27 @@ def _memo_key(algorithm: str, problem: Problem, hp: dict[str, Any], rounds: int,
               reference: Any, record: str, kw: dict[str, Any]) -> tuple[tuple | None, tuple]:
     """A run's configuration as a key (and the objects it names): objects by identity, values by exact repr.
 
-    The key is None (not kept) for a per-step record (megabytes a trace) or an argument that is not a plain
-    scalar (a start point ``w0``: an array's repr is not its value).  The objects are held beside the entry,
-    so an id is never another object's while its entry lives; a card registered again under the same
-    name is another object, so another key.
+    An engine option that is an array (a start point ``w0``) is keyed by its bits (``_bits``: an array's
+    repr is not its value).  The key is None (not kept) for a per-step record (megabytes a trace) or any
+    other argument that is not a plain scalar.  The objects are held beside the entry, so an id is never
+    another object's while its entry lives; a card registered again under the same name is another object,
+    so another key.
     """
     from fcocheck.solvers import algorithms
 
-    values = (*hp.values(), *kw.values())
-    if record != "round" or not all(isinstance(v, _PLAIN) for v in values):
+    options = [v for v in kw.values() if not isinstance(v, np.ndarray)]
+    if record != "round" or not all(isinstance(v, _PLAIN) for v in (*hp.values(), *options)):
         return None, ()
     objects = (algorithms.ALGORITHMS.get(algorithms.ALIASES.get(algorithm, algorithm)), problem, reference)
     return (algorithm, tuple(id(o) for o in objects), repr(sorted(hp.items())), rounds, oracle, seed,
-            repr(sorted(kw.items()))), objects
+            tuple((k, _bits(v)) for k, v in sorted(kw.items()))), objects
+
+
+def _bits(v: Any) -> str | tuple:
+    """A plain value by its exact repr, an array by its dtype, shape and bytes: equal keys, equal values."""
+    if isinstance(v, np.ndarray):
+        return v.dtype.str, v.shape, v.tobytes()
+    return repr(v)
 
 
 def seeds_for(quick: bool, seed: int, quick_n: int, full_n: int) -> list[int]:

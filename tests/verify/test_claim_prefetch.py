@@ -1,0 +1,139 @@
+"""A claim's runs batched across its instances give the measurement of its instances measured one by one.
+
+``claim_measure.measure`` runs first, as few ``run_batch`` calls, every run its first draws will ask for
+(``planned_runs``, ``verify.experiments.base.prefetch``) and holds them in the run memo; ``measured``
+(instance by instance, as before) then recalls them.  Each test compares ``measure`` with ``measured``
+from an empty memo, array by array (``np.array_equal``): several instances with noise repetitions, a
+sweep of R with a step tuned to R, a start point per instance, a twin, draws replaced (``condition``,
+``redraw``).  That the comparison can fail is shown with another study seed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+import pytest
+
+from fcocheck.verify import claim_measure
+from fcocheck.verify.claim import Claim
+from fcocheck.verify.claim_measure import Measurement, first_seeds, measure, measured, planned_runs
+from fcocheck.verify.experiments import base
+
+CLASS = ("quadratics", {"d": 8, "clients": 4, "mu": 0.2, "zeta": 1.0, "lam": 0.01})
+HP = {"eta_c": 0.05, "local_steps": 2}
+
+#: several instances, three noise repetitions each, a sweep of the step (one R: within an instance too)
+REPEATS = Claim("prefetch-repeats", method="feddualavg", bound="eta_c", along=("eta_c", (0.02, 0.04, 0.08)),
+                problem=CLASS, hp={"local_steps": 2}, oracle="gaussian:0.5", repeats=3, seeds=4, rounds=12,
+                measure="gap", worst=False)
+#: a sweep of R with a step tuned to R (no prefix run: each R its own runs, one R per batch)
+ROUNDS = Claim("prefetch-rounds", method="feddualavg", bound="1/sqrt(R)", along=("rounds", (6, 12, 24)),
+               problem=CLASS, hp={"eta_c": "0.2/sqrt(R)", "local_steps": 2}, oracle="gaussian:0.5", repeats=2,
+               seeds=3, worst=False)
+#: every run from the claim's own start point (each instance its own w0): runs outside ``_points_together``
+START = dataclasses.replace(ROUNDS, name="prefetch-start", start=0.5)
+#: a sweep of the class's clients (each point its own instance) read off every run and its exact twin
+TWIN = Claim("prefetch-twin", method="feddualavg", bound="1/M", along=("problem.clients", (2, 4)),
+             problem=("quadratics", {"d": 8, "zeta": 0.0, "lam": 0.01}), hp=HP, oracle="gaussian:1.0",
+             twin={"oracle": "exact"}, measure="w_hat_distance_sq", rounds=10, seeds=3, worst=False)
+
+
+def _not_instance_one(p: Any, ref: Any) -> str | None:
+    """A condition instance 1 lacks (its draw is replaced: ``draw_instances``)."""
+    return "instance 1" if p.meta["seed"] == 1 else None
+
+
+#: a draw replaced for lacking the condition: its replacement measured after the prefetch, as before
+CONDITION = dataclasses.replace(REPEATS, name="prefetch-condition", seeds=3, condition=_not_instance_one,
+                                redraw=2)
+
+
+def one_by_one(c: Claim, seed: int, instances: list[int] | None = None) -> Measurement:
+    """The measurement instance by instance from fresh runs (no prefetch: what ``measure`` was)."""
+    base._MEMO.clear()
+    return measured(c, seed, instances)
+
+
+def batched(c: Claim, seed: int, instances: list[int] | None = None) -> Measurement:
+    """The measurement with its runs batched across its instances, from fresh runs."""
+    base._MEMO.clear()
+    return measure(c, seed, instances)
+
+
+def assert_same(a: Measurement, b: Measurement) -> None:
+    """Every array of the two measurements equal bit for bit, every other field equal."""
+    for name in ("G", "floor", "bound", "residual"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert (a.B, a.seeds, a.skipped, a.random, a.lacking) == (b.B, b.seeds, b.skipped, b.random, b.lacking)
+
+
+@pytest.mark.parametrize("claim", [REPEATS, ROUNDS, START, TWIN], ids=lambda c: c.name)
+def test_batched_across_instances_is_instance_by_instance(claim):
+    assert_same(batched(claim, 2), one_by_one(claim, 2))
+
+
+@pytest.mark.parametrize("claim", [REPEATS, ROUNDS, START, TWIN], ids=lambda c: c.name)
+def test_the_instances_ask_for_no_run_the_prefetch_did_not_run(claim, monkeypatch):
+    """``planned_runs`` lists what ``measure_instance`` asks for: after the prefetch no run is fresh, and
+    the prefetch ran every instance's runs in one ``run_batch`` per (method, R, oracle)."""
+    calls: list[int] = []
+    real = base.run_batch
+    monkeypatch.setattr(base, "run_batch", lambda *a, **k: calls.append(len(a[1])) or real(*a, **k))
+    seeds = first_seeds(claim, 0)
+    planned = [r for s in seeds for r in planned_runs(claim, s)]
+    with base.holding(len(planned)):
+        assert base.prefetch(planned) == len(planned) == sum(calls)
+        batches = {(r.algorithm, r.rounds, r.oracle) for r in planned}
+        assert len(calls) == len(batches)
+        claim_measure.measured(claim, 0)
+    assert len(calls) == len(batches)  # nothing run after the prefetch
+    assert len(base._MEMO) <= base.MEMO  # held for the claim only
+
+
+def test_a_draw_replaced_for_its_condition_is_measured_as_before():
+    m = batched(CONDITION, 0)
+    assert m.skipped == [1] and m.seeds[0] == 0 and m.seeds[2] == 2 and m.lacking
+    assert first_seeds(CONDITION, 0) == [0, 2]  # the draw that lacks it is not prefetched
+    assert_same(m, one_by_one(CONDITION, 0))
+
+
+def test_a_draw_replaced_as_unresolved_is_measured_as_before(monkeypatch):
+    """``redraw``: instance 1 (prefetched, then rejected as unresolved) is replaced by a fresh draw."""
+    real = claim_measure.measure_instance
+
+    def unresolved_one(c, s, plan=None):  # noqa: ANN001, ANN202
+        row = real(c, s, plan)
+        return row._replace(G=np.zeros_like(row.G)) if s == 1 else row
+
+    monkeypatch.setattr(claim_measure, "measure_instance", unresolved_one)
+    c = dataclasses.replace(REPEATS, name="prefetch-redraw", seeds=3, redraw=1)
+    m = batched(c, 0)
+    assert m.skipped == [1] and len(m.seeds) == 3
+    assert_same(m, one_by_one(c, 0))
+
+
+def test_a_control_on_the_claims_instances_is_measured_as_before():
+    """``measure(variant, seed, seeds)``: a control's instances are given, not drawn."""
+    variant = dataclasses.replace(REPEATS, hp={"local_steps": 3})
+    assert_same(batched(variant, 0, [4, 6]), one_by_one(variant, 0, [4, 6]))
+
+
+def test_the_comparison_can_fail():
+    """Another study seed draws other instances: other bits, which ``assert_same`` tells apart."""
+    with pytest.raises(AssertionError):
+        assert_same(batched(REPEATS, 2), one_by_one(REPEATS, 3))
+    with pytest.raises(AssertionError):  # one noise repetition fewer: another array
+        assert_same(batched(dataclasses.replace(REPEATS, repeats=2), 2), one_by_one(REPEATS, 2))
+
+
+def test_runs_the_batched_round_does_not_cover_are_left_to_the_instances():
+    """A method ``run_batch`` runs alone (a primal card), an unknown one, a participation of the claim's
+    own: nothing to gain ahead of the instances, so nothing is run ahead."""
+    planned = planned_runs(REPEATS, 0)
+    assert base.prefetch([r._replace(algorithm="fedmid-avg") for r in planned]) == 0
+    assert base.prefetch([r._replace(algorithm="no-such-method") for r in planned]) == 0
+    assert base.prefetch([r._replace(kw={"participation": 2}) for r in planned]) == 0
+    assert not base._MEMO
+    assert base.prefetch(planned) == len(planned)  # the check can fail: these are run
