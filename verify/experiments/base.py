@@ -243,13 +243,15 @@ def prefetch(planned: Sequence[Run]) -> int:
     """
     todo: list[Run] = []
     keys: list[tuple[tuple | None, tuple]] = []
+    seen: set[tuple] = set()
     for r in planned:
         if not (_together(r.kw) and batched(r.algorithm)):
             continue
         key, objects = _memo_key(r.algorithm, r.problem, r.hp, r.rounds, r.oracle, r.seed, r.reference,
                                  "round", r.kw)
-        if key is None or key in _MEMO or any(key == k for k, _ in keys):
+        if key is None or key in _MEMO or key in seen:
             continue
+        seen.add(key)
         todo.append(r)
         keys.append((key, objects))
     _fresh(todo, keys)

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
-
 from fcocheck.rates.catalog import THM_4_1
 from fcocheck.verify.claim import UPPER, Claim
 from fcocheck.verify.claim_group import ClaimGroup
@@ -48,11 +46,6 @@ SHARED = {"sense": UPPER, "bound": "eta_c*K*L", "label": "η_cKL", "direction": 
 TWIN_HP = {"eta": STEP, "local_steps": K}
 
 
-def _relative(w: np.ndarray, to: np.ndarray) -> float:
-    """‖w − to‖/‖to‖: the claim's measure (``w_distance_relative``)."""
-    return float(np.linalg.norm(w - to) / np.linalg.norm(to))
-
-
 def twice_the_prox(c: Claim, seeds: list[int]) -> tuple[bool, str]:
     """Printed FedMiD's cause: at η_cKL ≤ 10⁻², ``CLOSER``× nearer PGM on F + 2ψ than on F + ψ, everywhere.
 
@@ -63,7 +56,7 @@ def twice_the_prox(c: Claim, seeds: list[int]) -> tuple[bool, str]:
     from fcocheck.solvers.regularizers import L1
     from fcocheck.verify.claim import method_name
     from fcocheck.verify.claim_expr import point
-    from fcocheck.verify.claim_measure import instances_at
+    from fcocheck.verify.claim_measure import instances_at, twin_measure
     from fcocheck.verify.experiments.base import runs
 
     small = [point(c, v, {}) for v in c.along[1]]
@@ -77,10 +70,10 @@ def twice_the_prox(c: Claim, seeds: list[int]) -> tuple[bool, str]:
         twice = replace(q, regularizer=L1(2 * q.regularizer.lam))
         ratios = []
         for hp, rounds in small:
-            w = runs(method_name(c), q, hp, rounds, c.oracle, [s], ref)[0].final_w
-            once = runs(twin, q, twin_hp, rounds, c.oracle, [s], ref)[0].final_w
-            doubled = runs(twin, twice, twin_hp, rounds, c.oracle, [s], False)[0].final_w
-            ratios.append(_relative(w, doubled) / _relative(w, once))
+            t = runs(method_name(c), q, hp, rounds, c.oracle, [s], ref)[0]
+            once = runs(twin, q, twin_hp, rounds, c.oracle, [s], ref)[0]
+            doubled = runs(twin, twice, twin_hp, rounds, c.oracle, [s], False)[0]
+            ratios.append(twin_measure(c, t, doubled) / twin_measure(c, t, once))  # the claim's own measure
         worst = max(worst, *ratios)
         lines.append(f"instance {s}: " + ", ".join(f"{r:.2g}" for r in ratios))
     return at_most(worst, 1.0 / CLOSER), (f"at η_cKL ≤ {SMALL:g} FedMiD's relative distance to PGM on F + 2ψ "
