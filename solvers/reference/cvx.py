@@ -10,10 +10,10 @@ from __future__ import annotations
 import time
 import warnings
 
-import cvxpy as cp
 import numpy as np
 
 from fcocheck.solvers.problem import Problem
+from fcocheck.solvers.reference.cvx_import import import_cvxpy
 from fcocheck.solvers.reference.cvx_result import CvxResult
 from fcocheck.solvers.reference.gram import GramForm
 from fcocheck.solvers.regularizers import (
@@ -31,6 +31,8 @@ from fcocheck.solvers.regularizers import (
     Simplex,
     Zero,
 )
+
+cp = import_cvxpy()  # scipy.stats deferred: ≈ 0.3 s of CPU less per process (``cvx_import``)
 
 CLARABEL_TIGHT = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12,
                   "tol_ktratio": 1e-10, "max_iter": 400}
