@@ -20,7 +20,9 @@ reads "for FedAvgM on the quadratics class, Φ(ŵ) − Φ* ≲ 1/R as R grows". 
   otherwise (``claim_judge.judge_data``); a lower bound (``sense="≳"``) by the same rule on the
   reciprocals, a law (``sense="Θ"``) by its log–log slope, an identity (``sense="="``) by its largest
   residual, a crossover (``sense="≶"``: the run beats its twin iff the swept value ≲ the bound) by the
-  winner on each side (``rates.sides``);
+  winner on each side (``rates.sides``), an inequality with every constant 1 (``sense="≤"``: a lemma's
+  bound, terms measured on the same run allowed) run by run on means over the repetitions, with the
+  power to detect each ``tested`` term deleted (``rates.inequality``);
 * judges only what was **resolved**: a gap Φ(ŵ) − Φ* within ``RESOLVED`` (10³) times the certificate of
   an instance's reference optimum is rounding, not a measurement — a method faster than the bound
   reaches it, and its ratio to a falling bound would then rise.  The sweep is cut before the first
@@ -81,7 +83,7 @@ MEASURE_LATEX = {"gap_avg": r"\Phi(\hat{w}) - \Phi^\star", "gap": r"\Phi(w_R) - 
 
 
 #: a claim's senses: an upper bound, a lower bound, a law, an identity (``Claim.sense``)
-UPPER, LOWER, LAW, IDENTITY, CROSSOVER = "≲", "≳", "Θ", "=", "≶"
+UPPER, LOWER, LAW, IDENTITY, CROSSOVER, AT_MOST = "≲", "≳", "Θ", "=", "≶", "≤"
 
 
 #: what of a metric's curve a claim measures (``Claim.statistic``)
@@ -155,7 +157,10 @@ class Claim:
             measure is a ratio of the run to its ``twin`` — ``gap_avg_ratio`` —, the run must win (< 1) where
             the swept value is at most bound/4 and lose (> 1) where it is at least 4·bound: ``bound`` is the
             crossover, the point where the winner changes, known up to its constants —
-            ``rates.sides.crossover_sides``; exact runs only).
+            ``rates.sides.crossover_sides``; exact runs only) or ``≤`` (an inequality with every constant 1,
+            a lemma's: at every point of every instance the measure's mean over the repetitions is at most
+            the bound — a sum of terms, which may name ``run_terms`` —, judged with its standard error;
+            deleting each ``tested`` term must break it somewhere: ``rates.inequality.bounded_by``).
         statistic: what of the metric's curve is measured: ``last`` (its last round), ``mean`` (its
             mean over the rounds), ``max`` (its largest value: a residual's worst round), ``tail_mean``
             (its mean over the last ``tail``: a steady state),
@@ -210,6 +215,12 @@ class Claim:
             measures the cause on the same instances; confirmed, the verdict is ``known disagreement``,
             otherwise it stays inconsistent, saying the cause was not confirmed
             (``rates.verdict.known_disagreement``: a new failure never hides behind a documented one).
+        run_terms: sense ``≤``: names the bound may use for values measured on the same runs, name → trace
+            metric (its last value, the mean over the point's runs) — Lemma 4.4's L·D_disc is the engine's
+            ``discrepancy_overhead``.
+        tested: sense ``≤``: names whose terms of the bound (each term of the sum that contains one) the
+            design must show are needed — deleted from the bound, the inequality must break in at least
+            ``rates.oc.POWER`` of simulated repetitions (the rule's power); at least one.
 
     """
 
@@ -245,6 +256,8 @@ class Claim:
     participation: int | None = None
     start: float | None = None
     known: tuple[str, Diagnostic] | None = field(default=None, compare=False)
+    run_terms: Mapping[str, str] = field(default_factory=dict)
+    tested: tuple[str, ...] = ()
 
     def symbols(self) -> dict[str, Any]:
         """The bound as a sympy expression, the swept symbol and its name."""

@@ -10,9 +10,11 @@ from typing import Any
 import numpy as np
 
 from fcocheck.verify.claim import (
+    AT_MOST,
     CROSSOVER,
     CROSSOVER_MEASURES,
     IDENTITY,
+    INSTANCE,
     LAW,
     LOWER,
     STATISTICS,
@@ -49,7 +51,7 @@ def check_name(name: Any) -> None:
 def validate(c: Claim) -> None:
     """``check``, and a bound without the instance's constants evaluated before any run (fails early)."""
     check(c)
-    if not own_constants(c):
+    if not own_constants(c) and not c.run_terms:  # measured terms are known only once the runs are
         bound_values(c)
 
 
@@ -103,9 +105,10 @@ def check(c: Claim) -> None:
                                 f"bound that varies with the instance's {sorted(own_constants(c))}; the rule "
                                 "is repeats ≥ 2 (each instance is judged on its own bound, its "
                                 "repetitions' spread its noise)")
-    if c.sense not in (UPPER, LOWER, LAW, IDENTITY, CROSSOVER):
+    if c.sense not in (UPPER, LOWER, LAW, IDENTITY, CROSSOVER, AT_MOST):
         raise InvalidClaimError(f"claim {c.name!r}: sense {c.sense!r}; the rule is {UPPER} | {LOWER} | "
-                                f"{LAW} | {IDENTITY} | {CROSSOVER}")
+                                f"{LAW} | {IDENTITY} | {CROSSOVER} | {AT_MOST}")
+    _check_at_most(c)
     if c.sense == IDENTITY:
         _check_identity(c)
     if c.sense == CROSSOVER:
@@ -176,6 +179,42 @@ def _check_crossover(c: Claim) -> None:
         raise InvalidClaimError(f"claim {c.name!r}: sense {CROSSOVER} with oracle {c.oracle!r}, "
                                 f"participation {c.participation!r}, redraw {c.redraw}; the rule is exact, "
                                 "None, 0 (the comparisons are exact, and a ratio of 0 or ∞ is a measurement)")
+
+
+#: what of a run an inequality (``≤``) reads: one run's number, averaged over the point's repetitions
+AT_MOST_STATISTICS = ("last", "mean", "max", "tail_mean")
+
+
+def _check_at_most(c: Claim) -> None:
+    """An inequality (``≤``): terms measured on the runs and the terms tested for need, and only then."""
+    if c.sense != AT_MOST:
+        if c.run_terms or c.tested:
+            raise InvalidClaimError(f"claim {c.name!r}: run_terms {dict(c.run_terms)!r} / tested "
+                                    f"{c.tested!r} with sense {c.sense!r}; the rule is sense {AT_MOST} (an "
+                                    "inequality with every constant 1)")
+        return
+    names = {str(s) for s in c.symbols()["expr"].free_symbols}
+    if not isinstance(c.run_terms, Mapping) or not all(
+            isinstance(k, str) and k.isidentifier() and isinstance(v, str) for k, v in c.run_terms.items()):
+        raise InvalidClaimError(f"claim {c.name!r}: run_terms {c.run_terms!r}; the rule is name → trace "
+                                "metric, both text")
+    used = set(INSTANCE) | set(c.constants) | set(c.hp) | {"K", "R", c.symbols()["name"]}
+    taken = used & set(c.run_terms)
+    if taken:
+        raise InvalidClaimError(f"claim {c.name!r}: run_terms name {sorted(taken)}; the rule is names the "
+                                "instance's constants, the stated ones, the hyper-parameters and the swept "
+                                "name do not use")
+    if not isinstance(c.tested, tuple) or not c.tested or not set(c.tested) <= names:
+        raise InvalidClaimError(f"claim {c.name!r}: tested {c.tested!r} with bound {c.bound_text()!r}; the "
+                                "rule is at least one of the bound's names, whose terms the design must "
+                                "show are needed (the rule's power)")
+    if (c.statistic not in AT_MOST_STATISTICS or c.twin or c.vanishes
+            or (c.oracle != "exact" and c.repeats < 2)):
+        raise InvalidClaimError(f"claim {c.name!r}: sense {AT_MOST} with statistic {c.statistic!r}, twin "
+                                f"{dict(c.twin)!r}, vanishes {c.vanishes}, oracle {c.oracle!r} and repeats "
+                                f"{c.repeats}; the rule is a statistic of one run "
+                                f"{list(AT_MOST_STATISTICS)}, no twin, no vanishes, and repeats ≥ 2 for a "
+                                "noisy oracle (a mean is judged with its standard error)")
 
 
 def _rounds(x: Any) -> bool:

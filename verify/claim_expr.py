@@ -69,8 +69,8 @@ def evaluate(c: Claim, what: str, expr: Any, ctx: Mapping[str, float]) -> float:
     if free:
         raise InvalidClaimError(
             f"claim {c.name!r}: {what} {str(expr)!r} has free symbols {sorted(free)}; the rule is "
-            f"{c.symbols()['name']}, the method's hyper-parameters, the stated constants and the instance's "
-            f"{list(INSTANCE)}")
+            f"{c.symbols()['name']}, the method's hyper-parameters, the stated constants, the instance's "
+            f"{list(INSTANCE)}" + (f" and the runs' {sorted(c.run_terms)}" if c.run_terms else ""))
     try:
         value = float(e.subs({s: ctx[str(s)] for s in e.free_symbols}))
     except (TypeError, ValueError):
@@ -153,6 +153,18 @@ def positive(c: Claim, b: np.ndarray, where: str = "the sweep") -> np.ndarray:
         raise InvalidClaimError(f"claim {c.name!r}: bound {c.bound_text()!r} = {float(b[bad][0])!r} on "
                                 f"{where}; the rule is positive and finite")
     return b
+
+
+def bound_terms(c: Claim) -> dict[str, Any]:
+    """The bound's terms, a sum's summands by their text (sense ``≤``: each may be tested for need)."""
+    import sympy as sp
+
+    return {str(t): t for t in sp.Add.make_args(c.symbols()["expr"])}
+
+
+def tested_terms(c: Claim) -> list[str]:
+    """The terms (``bound_terms``) that contain a name of ``Claim.tested``: those deleted to show power."""
+    return [k for k, t in bound_terms(c).items() if {str(s) for s in t.free_symbols} & set(c.tested)]
 
 
 def law_coordinate(c: Claim) -> tuple[float, Any]:

@@ -71,7 +71,12 @@ class ClaimGroup:
                 figures.append((c.sense == LAW, law, figure))
             measured[c.name] = m
         laws = [(law, f) for is_law, law, f in figures if is_law]
-        if laws:
+        if figures and all(f["kind"] == "scatter" for _, _, f in figures):  # inequalities: one cloud of runs
+            first = figures[0][2]
+            runs = {k: [x for _, _, f in figures for x in f["series"][0][k]] for k in ("x", "y", "labels")}
+            measured["plot"] = plot_spec("scatter", first["xlabel"], first["ylabel"],
+                                         [{"label": self.name, **runs}])
+        elif laws:
             series = [{**s, "label": f"{s['label']} ({law})"} for law, f in laws for s in f["series"]]
             xlabels = list(dict.fromkeys(f["xlabel"] for _, f in laws))
             axis = ", ".join(xlabels[:-1]) + f" or {xlabels[-1]}" if len(xlabels) > 1 else xlabels[0]

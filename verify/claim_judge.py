@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -11,7 +11,7 @@ import numpy as np
 from fcocheck.rates.oc import MIN_POINTS, bounded_ratio, instance_noise, resolved_prefix
 from fcocheck.rates.verdict import INCONCLUSIVE, INCONSISTENT, NOT_APPLICABLE, Verdict, known_disagreement
 from fcocheck.solvers.readable import readable_name
-from fcocheck.verify.claim import CROSSOVER, IDENTITY, LAW, LOWER, UPPER, Claim
+from fcocheck.verify.claim import AT_MOST, CROSSOVER, IDENTITY, LAW, LOWER, UPPER, Claim
 from fcocheck.verify.claim_check import check, validate
 from fcocheck.verify.claim_expr import law_exponent, law_x, vanishing_point
 from fcocheck.verify.claim_measure import Measurement, measure
@@ -34,7 +34,7 @@ def judge(c: Claim, seed: int = 0, quick: bool = True) -> tuple[list[Verdict], d
     m = measure(c, seed)
     if len(m.seeds) < _needed(c):
         return [_too_few(c, m)], {"seeds": m.seeds, "skipped": m.skipped}
-    v, measured = judge_data(c, m.G, m.floor, m.bound, seed, m.seeds, m.random)
+    v, measured = judge_data(c, m.G, m.floor, m.bound, seed, m.seeds, m.random, m.terms)
     if c.known is not None and v.status == INCONSISTENT:  # the documented cause, measured on the instances
         confirmed, numbers = c.known[1](c, m.seeds)
         v = known_disagreement(v, c.known[0], bool(confirmed), str(numbers))
@@ -58,7 +58,7 @@ def judge_measured(c: Claim, seed: int = 0) -> tuple[Verdict, dict[str, Any], fl
     m = measure(c, seed)
     if len(m.seeds) < _needed(c):
         return _too_few(c, m), {"seeds": m.seeds, "skipped": m.skipped}, m.B
-    v, measured = judge_data(c, m.G, m.floor, m.bound, seed, m.seeds, m.random)
+    v, measured = judge_data(c, m.G, m.floor, m.bound, seed, m.seeds, m.random, m.terms)
     return v, measured, m.B
 
 
@@ -89,7 +89,8 @@ def _too_few(c: Claim, m: Measurement) -> Verdict:
 
 
 def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int = 0,
-               seeds: Sequence[int] | None = None, random: bool = True) -> tuple[Verdict, dict[str, Any]]:
+               seeds: Sequence[int] | None = None, random: bool = True,
+               terms: Mapping[str, np.ndarray] | None = None) -> tuple[Verdict, dict[str, Any]]:
     """The claim's rule on a measurement (instances × repetitions × points), its resolution and bound.
 
     Sense ``Θ``: the log–log slope over the resolved points against the bound's exponent (``_law``).
@@ -101,7 +102,8 @@ def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed:
     with 1/S of the false-alarm budget (``verify.experiments.judge.bound_instances``).  Sense ``≳``: the
     same rule on the reciprocals (``_lower``).  Sense ``=``: every run at every point within the
     tolerance (``_identity``).  Sense ``≶``: the winner on each side of each instance's crossover
-    (``_crossover``).
+    (``_crossover``).  Sense ``≤``: every instance and point, its mean over the repetitions against the sum
+    of ``terms`` (each S × P; ``_at_most``).
     """
     from fcocheck.verify.experiments.judge import bound_instances
 
@@ -111,6 +113,8 @@ def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed:
         return _identity(c, G3, b), _measured(c, G3, floor, b, seed, seeds)
     if c.sense == CROSSOVER:
         return _crossover(c, G3, b, seed, seeds, random), _measured(c, G3, floor, b, seed, seeds)
+    if c.sense == AT_MOST:
+        return _at_most(c, G3, terms or {}, seed, seeds)
     G = G3.mean(axis=1)
     x = np.asarray(c.along[1], dtype=float)
     if c.direction == "shrinks":
@@ -189,6 +193,30 @@ def _crossover(c: Claim, G3: np.ndarray, b: np.ndarray, seed: int, seeds: Sequen
 
         verdicts.append(powered(rule, ratio, [Violation("the run and its twin swapped", swapped)]))
     return every_instance(verdicts, seeds if seeds is not None else [seed + i for i in range(G3.shape[0])])
+
+
+def _at_most(c: Claim, G3: np.ndarray, terms: Mapping[str, np.ndarray], seed: int,
+             seeds: Sequence[int] | None) -> tuple[Verdict, dict[str, Any]]:
+    """An inequality with every constant 1 (``≤``), run by run: ``rates.inequality.bounded_by``.
+
+    Each instance × point is one run of the rule (its repetitions' mean and standard error against the sum
+    of its terms); each term containing a ``tested`` name, deleted, must be detected (power).  What was
+    measured gains each term and each run's slack (bound / mean).
+    """
+    from fcocheck.rates.inequality import bounded_by
+    from fcocheck.verify.claim_expr import tested_terms
+
+    S, _, P = G3.shape
+    ids = list(seeds) if seeds is not None else [seed + i for i in range(S)]
+    name = readable_name(c.symbols()["name"])
+    labels = [f"instance {ids[i]}: {name} = {c.along[1][j]:g}" for i in range(S) for j in range(P)]
+    lhs = [G3[i, :, j] for i in range(S) for j in range(P)]
+    flat = {k: np.asarray(v, dtype=float).reshape(-1) for k, v in terms.items()}
+    v = bounded_by(lhs, flat, tested_terms(c), labels, seed)
+    b = np.sum([np.asarray(x, dtype=float) for x in terms.values()], axis=0)
+    measured = _measured(c, G3, np.zeros_like(b), b, seed, ids)
+    measured["terms"] = {k: np.asarray(x).tolist() for k, x in terms.items()}
+    return v, measured
 
 
 def _lower(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int,
@@ -326,11 +354,12 @@ def control_verdicts(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray,
                                "numbers; a crossover compares exact runs"))
             continue
 
-        def rule(d: np.ndarray, fl: np.ndarray = mv.floor, random: bool = mv.random) -> Verdict:
+        def rule(d: np.ndarray, fl: np.ndarray = mv.floor, random: bool = mv.random,
+                 terms: Mapping[str, np.ndarray] | None = mv.terms) -> Verdict:
             D = np.asarray(d).reshape(G3.shape)
             if c.sense == LAW:
                 return law_each(c, D, fl, b, seed, measured["seeds"])
-            return judge_data(c, D, fl, b, seed, random=random)[0]
+            return judge_data(c, D, fl, b, seed, random=random, terms=terms)[0]
 
         out.append(control(rule, G3v, G3, label))
     return out

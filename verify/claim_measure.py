@@ -9,8 +9,16 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fcocheck.rates.oc import resolved_prefix
-from fcocheck.verify.claim import DERIVED, GAP_METRICS, IDENTITY, Claim, InvalidClaimError, method_name
-from fcocheck.verify.claim_expr import evaluate, is_expression, own_constants, point, positive
+from fcocheck.verify.claim import (
+    AT_MOST,
+    DERIVED,
+    GAP_METRICS,
+    IDENTITY,
+    Claim,
+    InvalidClaimError,
+    method_name,
+)
+from fcocheck.verify.claim_expr import bound_terms, evaluate, is_expression, own_constants, point, positive
 
 
 def twin_measure(c: Claim, t: Any, twin: Any, resolution: float = 0.0) -> float:
@@ -146,6 +154,7 @@ class Measurement(NamedTuple):
     skipped: list[int]  #: ``redraw``: the instances replaced (a point unresolved)
     random: bool = True  #: some run drew random numbers (oracle noise, the method's own draws)
     lacking: tuple[str, ...] = ()  #: ``condition``: what each draw it rejected lacked
+    terms: Mapping[str, np.ndarray] | None = None  #: sense ``≤``: each term of the bound, S × P
 
 
 class _Row(NamedTuple):
@@ -157,6 +166,7 @@ class _Row(NamedTuple):
     B: float
     residual: np.ndarray
     random: bool = True
+    terms: Mapping[str, np.ndarray] | None = None
 
 
 def instances_at(c: Claim, s: int) -> list[tuple[Any, Any]]:
@@ -278,6 +288,7 @@ def measure_instance(c: Claim, s: int, plan: _Plan | None = None) -> _Row:
     P = len(values)
     G, floor, bound, resid = np.empty((c.repeats, P)), np.zeros(P), np.empty(P), np.zeros(P)
     above = np.zeros(c.repeats)  # ``mean_above_floor``: each repetition's floor
+    terms: dict[str, np.ndarray] = {}  # sense ``≤``: each term of the bound at each point
     B = 0.0
     cases, options, own, points, record, longest_point = plan or _plan(c, s)
     longest = None
@@ -292,8 +303,9 @@ def measure_instance(c: Claim, s: int, plan: _Plan | None = None) -> _Row:
     for j, v in enumerate(values):
         q, r = cases[j]
         hp, rounds, ctx = points[j]
-        bound[j] = positive(c, np.array([evaluate(c, "bound", c.bound, ctx)]), f"instance {s}, "
-                             f"{c.symbols()['name']} = {v:g}")[0]
+        where = f"instance {s}, {c.symbols()['name']} = {v:g}"
+        if c.sense != AT_MOST:  # an inequality's terms may be measured on the runs: below
+            bound[j] = positive(c, np.array([evaluate(c, "bound", c.bound, ctx)]), where)[0]
         if c.measure in GAP_METRICS:
             floor[j] = RESOLVED * r.certificate.value
         if c.statistic == "limit":
@@ -318,12 +330,34 @@ def measure_instance(c: Claim, s: int, plan: _Plan | None = None) -> _Row:
                     G[k, j] = phase_rate(y, floor[j])
                 else:
                     G[k, j] = statistic(c, y)
+            if c.sense == AT_MOST:
+                for name, x in terms_at(c, traces, ctx, where).items():
+                    terms.setdefault(name, np.empty(P))[j] = x
+                bound[j] = positive(c, np.array([sum(terms[name][j] for name in terms)]), where)[0]
         B = max(B, 0.5 * float(np.sum((options[j].get("w0", q.zero()) - r.w) ** 2)))
     if c.statistic == "mean_above_floor":
         G = np.maximum(G - above[:, None], 1e-300)
     if c.statistic == "rate":  # the gap's resolution is in the phase; a rate is resolved where positive
         floor = np.zeros(P)
-    return _Row(G, floor, bound, B, resid, random)
+    return _Row(G, floor, bound, B, resid, random, terms or None)
+
+
+def terms_at(c: Claim, traces: Sequence[Any], ctx: Mapping[str, float], where: str) -> dict[str, float]:
+    """Sense ``≤``: each term of the bound at one point, its ``run_terms`` read off the point's runs.
+
+    A run term is its trace metric's last value, averaged over the runs (the repetitions: the lemma bounds
+    an expectation by expectations).
+    """
+    measured = {}
+    for name, metric in c.run_terms.items():
+        if any(metric not in t.arrays for t in traces):
+            raise InvalidClaimError(f"claim {c.name!r}: run term {name} = {metric!r}, which the runs of "
+                                    f"{method_name(c)} do not record; the rule is a trace metric "
+                                    f"{sorted(traces[0].arrays)}")
+        measured[name] = float(np.mean([np.asarray(t[metric], dtype=float)[-1] for t in traces]))
+    at = {**ctx, **measured}
+    return {label: evaluate(c, f"bound term {label!r} at {where}", term, at)
+            for label, term in bound_terms(c).items()}
 
 
 #: statistics of a curve's first R rounds alone (``prefixes``)
@@ -441,10 +475,11 @@ def measured(c: Claim, seed: int = 0, instances: Sequence[int] | None = None,
     if not rows:
         return Measurement(np.empty((0, c.repeats, P)), np.zeros((0, P)), np.empty((0, P)), 0.0,
                            np.zeros((0, P)), [], skipped, lacking=tuple(lacking))
+    terms = {k: np.array([r.terms[k] for r in rows]) for k in rows[0].terms} if rows[0].terms else None
     return Measurement(np.array([r.G for r in rows]), np.array([r.floor for r in rows]),
                        np.array([r.bound for r in rows]), max(r.B for r in rows),
                        np.array([r.residual for r in rows]), [s for s, _ in drawn], skipped,
-                       any(r.random for r in rows), tuple(lacking))
+                       any(r.random for r in rows), tuple(lacking), terms)
 
 
 def _limit(c: Claim, q: Any, r: Any, hp: dict[str, Any], rounds: int, s: int,

@@ -9,6 +9,7 @@ import numpy as np
 from fcocheck.rates.sides import MARGIN
 from fcocheck.solvers.readable import readable_name
 from fcocheck.verify.claim import (
+    AT_MOST,
     CROSSOVER,
     IDENTITY,
     LAW,
@@ -39,6 +40,10 @@ def design_line(c: Claim, measured: dict[str, Any]) -> str:
         f"; w₀ = w* + {c.start:g}·u (u a unit vector of the instance's seed)" if c.start is not None else "")
     said = (f"{measure_text(c)} < 1 iff {c.symbols()['name']} ≲ {c.bound_text()} (judged {MARGIN:g}× away)"
             if c.sense == CROSSOVER else f"{measure_text(c)} {c.sense} {c.bound_text()}")
+    if c.sense == AT_MOST:
+        read = "; ".join(f"{k} = {m} of the same runs" for k, m in c.run_terms.items())
+        tested = ", ".join(c.tested)
+        said += f" (every constant 1{'; ' + read if read else ''}; tested: the terms in {tested})"
     return (f"{method_name(c)} on {drawn}{noise}{'; stated ' + stated if stated else ''}{runs}{twin}; "
             f"{said} along {c.along[0]} = [{', '.join(f'{v:.4g}' for v in c.along[1])}]")
 
@@ -64,13 +69,14 @@ def statement_latex(c: Claim) -> str:
     lhs = MEASURE_LATEX.get(c.measure, r"\text{" + c.measure.replace("_", r"\_") + "}")
     if c.statistic == "rate":  # the rate of the measure's linear phase, not the measure
         lhs = rf"-\log q\left[{lhs}\right]"
-    rel = {UPPER: r"\lesssim", LOWER: r"\gtrsim", IDENTITY: r"\le"}.get(c.sense, r"\asymp")
+    rel = {UPPER: r"\lesssim", LOWER: r"\gtrsim", IDENTITY: r"\le", AT_MOST: r"\le"}.get(c.sense, r"\asymp")
     s = c.symbols()
     to = r"\to \infty" if c.direction == "grows" else r"\to 0"
     names = {v: sp.latex(sp.Symbol(LATEX_ALIAS[str(v)])) for v in s["expr"].free_symbols | {s["swept"]}
              if str(v) in LATEX_ALIAS}
     swept = sp.latex(s["swept"], symbol_names=names)
-    where = rf"\text{{along }} {swept}" if c.sense in (LAW, IDENTITY) else f"{swept} {to}"  # on the sweep
+    on_sweep = c.sense in (LAW, IDENTITY, AT_MOST)  # not an asymptotic statement
+    where = rf"\text{{along }} {swept}" if on_sweep else f"{swept} {to}"
     if c.sense == CROSSOVER:  # the run wins below the crossover, its twin above
         at = sp.latex(s["expr"], symbol_names=names)
         return rf"{lhs} \lessgtr 1 \quad \text{{as}}\ {swept} \lessgtr {at}"
@@ -95,6 +101,8 @@ def plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any] | None:
         return plot_spec("bars", "", f"largest {c.measure}", bars, tol=float(np.max(measured["bound"])))
     if c.sense == CROSSOVER:
         return _crossover_plot(c, measured)
+    if c.sense == AT_MOST:
+        return _at_most_plot(c, measured)
     bound = np.array(measured["bound"])
     label = measure_text(c)
     along = c.along[1]
@@ -140,6 +148,26 @@ def _crossover_plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any]:
                      measure_text(c), series, rows="instances",
                      level={"y": 1.0, "label": f"a tie; the run must win (below it) left of {1 / MARGIN:g} "
                                                f"and lose right of {MARGIN:g}"})
+
+
+#: the axis of an inequality's figure: the right side, every constant 1
+RHS_LABEL = "the bound, every constant 1 (runs' terms measured)"
+
+
+def _at_most_plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any]:
+    """Every instance's measure (its repetitions' mean) against its bound at each point: below y = x.
+
+    One series of every run (a group's claims are drawn on one set of axes: ``verify.claim_group``).
+    """
+    from fcocheck.verify.experiments.base import plot_spec
+
+    name = readable_name(c.symbols()["name"])
+    rhs = np.asarray(measured["bound"], dtype=float).reshape(-1, len(c.along[1]))
+    pairs = [(s, i, j, v) for i, s in enumerate(measured["seeds"]) for j, v in enumerate(c.along[1])]
+    series = {"label": c.name, "x": [float(rhs[i, j]) for _, i, j, _ in pairs],
+              "y": [float(measured["instances"][i][j]) for _, i, j, _ in pairs],
+              "labels": [f"{c.name}: instance {s}, {name} = {v:g}" for s, _, _, v in pairs]}
+    return plot_spec("scatter", RHS_LABEL, measure_text(c), [series])
 
 
 def _covering(c: Claim, ratios: np.ndarray) -> float:

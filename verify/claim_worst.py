@@ -69,7 +69,7 @@ def pep_specs(c: Any, B: float) -> list[Any] | str:
     """The PEPs of claim ``c`` (one per R), or the reason the worst case does not apply."""
     from fcocheck.rates.worstcase.methods import METHODS
     from fcocheck.rates.worstcase.spec import MAX_CLIENT_STEPS, PepSpec
-    from fcocheck.verify.claim import CROSSOVER, IDENTITY, LOWER, method_name
+    from fcocheck.verify.claim import AT_MOST, CROSSOVER, IDENTITY, LOWER, method_name
 
     name = method_name(c)
     if c.sense == LOWER:
@@ -78,6 +78,9 @@ def pep_specs(c: Any, B: float) -> list[Any] | str:
         return f"sense {IDENTITY}: an identity holds on every instance; there is no rate to bound"
     if c.sense == CROSSOVER:
         return f"sense {CROSSOVER}: a crossover compares two runs on each instance; there is no rate to bound"
+    if c.sense == AT_MOST:
+        return (f"sense {AT_MOST}: an inequality with every constant 1 on the runs it measures (its terms "
+                "may be measured on them); a worst case over the class is a target of its own (worstcase)")
     if c.along[0] != "rounds" or c.measure != "gap_avg":
         return f"the claim sweeps {c.along[0]!r} and measures {c.measure!r}; the rule is rounds and gap_avg"
     if name not in METHODS:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from fcocheck.verify import paper_claims
-from fcocheck.verify.experiments import fco, others
+from fcocheck.verify.experiments import others
 from fcocheck.verify.experiments.base import Experiment, Result
 
 USER_CLAIM = "user claim"
@@ -77,7 +77,7 @@ def _strongly_convex(problem, ref) -> str | None:  # noqa: ANN001
 _ALL = (
     claim_experiment(paper_claims.CLAIMS["fco-eq-4.5"],
                      "dual shadow identity (FedDualAvg holds, FedMiD fails)", _any_convex),
-    Experiment("fco-lemma-4.4", "fco-lemma-4.4", "Lemma 4.4 with constant 1, slack per run", fco.lemma_4_4),
+    group_experiment(paper_claims.GROUPS["fco-lemma-4.4"]),
     claim_experiment(paper_claims.CLAIMS["fco-lemma-4.5-K-noise"], "discrepancy ∝ K at ζ = 0"),
     claim_experiment(paper_claims.CLAIMS["fco-lemma-4.5-K-hetero"], "discrepancy ∝ K² at σ = 0"),
     claim_experiment(paper_claims.CLAIMS["fco-lemma-4.5-eta"], "discrepancy ∝ η_c²"),
@@ -108,7 +108,6 @@ _ALL = (
 
 #: what each experiment that sweeps its own generator varies (named when it does not apply to a file)
 _SWEEPS = {
-    "fco-lemma-4.4": "K, η_c, σ and ζ",
     "fco-4.1-minibatch": "η_cKL", "fco-4.2-vs-4.1": "R around each instance's L²B/G²",
     "svrg-contraction": "m and h",
 }

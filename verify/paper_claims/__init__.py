@@ -22,6 +22,7 @@ from fcocheck.verify.paper_claims import (
     fco_4_3_variance_m,
     fco_curse_rate,
     fco_eq_4_5,
+    fco_lemma_4_4,
     fco_lemma_4_5,
     fedcanon_floor_b,
     fedcanon_floor_lambda,
@@ -41,4 +42,4 @@ CLAIMS = {c.name: c for c in (fco_eq_4_5.CLAIM,
                               fedcanon_heterogeneity.CLAIM, fedcanon_transient.CLAIM)}
 #: studies of several claims each (``verify.claim_group``), by name
 GROUPS = {g.name: g for g in (fedcanon_floor_structure.GROUP, fedcanon_pl_rate.GROUP, fco_curse_rate.GROUP,
-                              fco_4_1_speedup.GROUP, fco_4_1_minibatch.GROUP)}
+                              fco_4_1_speedup.GROUP, fco_4_1_minibatch.GROUP, fco_lemma_4_4.GROUP)}

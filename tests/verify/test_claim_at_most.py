@@ -1,0 +1,121 @@
+"""An inequality claim with every constant 1 (``sense="≤"``, FCO Lemma 4.4's form).
+
+The claim layer over ``rates.inequality`` is fuzzed on synthetic measurements: legal data — every
+instance and point at or below its bound, exact or noisy around it — is never rejected; one run raised
+above its bound always is, named; a tested term that is needed gives power, one never needed gives
+``inconclusive (no power)``, never consistent.  The checks refuse what the rule cannot judge, and a run
+term the method does not record is an error naming it.  (Real runs: ``test_experiments``.)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fcocheck.verify import claim_expr
+from fcocheck.verify.claim import InvalidClaimError
+from fcocheck.verify.claim_check import check
+from fcocheck.verify.claim_expr import bound_terms
+from fcocheck.verify.claim_judge import judge_data
+from fcocheck.verify.claim_text import design_line, statement_latex
+from fcocheck.verify.paper_claims.fco_lemma_4_4 import GROUP, OVERHEAD
+
+DRIFT = GROUP.claims[0]  # exact, tested: the overhead
+NOISY = GROUP.claims[1]  # 6 noise seeds per point
+S, P = 3, 4
+
+
+def _terms(rate: np.ndarray, overhead: np.ndarray) -> dict[str, np.ndarray]:
+    """The drift claim's three terms (noise term 0: exact gradients), each S × P."""
+    labels = list(bound_terms(DRIFT))
+    over = next(k for k in labels if k == OVERHEAD)
+    rate_label = next(k for k in labels if "B" in k)
+    noise = next(k for k in labels if "sigma" in k)
+    return {rate_label: rate, noise: np.zeros((S, P)), over: overhead}
+
+
+def _judge(c, G3: np.ndarray, terms: dict[str, np.ndarray]):  # noqa: ANN001, ANN202
+    b = np.sum(list(terms.values()), axis=0)
+    return judge_data(c, G3, np.zeros((S, P)), b, 0, [10, 11, 12], c.oracle != "exact", terms)[0]
+
+
+POSITIVE = st.floats(1e-3, 1e3)
+GRID = st.lists(POSITIVE, min_size=S * P, max_size=S * P).map(lambda v: np.array(v).reshape(S, P))
+SHARE = st.lists(st.floats(0.0, 1.0), min_size=S * P, max_size=S * P).map(lambda v: np.array(v).reshape(S, P))
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(GRID, GRID, SHARE)
+def test_exact_runs_at_or_below_their_bound_never_fail_and_one_raised_always_does(rate, over, share):
+    terms = _terms(rate, over)
+    b = rate + over
+    G3 = (share * b)[:, None, :]  # anywhere from 0 to the bound itself
+    v = _judge(DRIFT, G3, terms)
+    assert v.status != "inconsistent", v.reason
+    i, j = np.unravel_index(int(np.argmax(share)), share.shape)
+    raised = G3.copy()
+    raised[i, 0, j] = 1.01 * b[i, j]
+    w = _judge(DRIFT, raised, terms)
+    named = f"instance {10 + i}: ζ = {DRIFT.along[1][j]:g}"
+    assert w.status == "inconsistent" and named in w.reason, w.reason
+
+
+def test_power_is_the_tested_term_shown_needed_or_no_power_is_said():
+    rate = np.full((S, P), 0.01)
+    over = np.full((S, P), 1.0)
+    needed = _judge(DRIFT, np.full((S, 1, P), 0.5), _terms(rate, over))  # above the rate term alone
+    assert needed.status == "consistent" and "power without overhead 100%" in needed.reason, needed.reason
+    idle = _judge(DRIFT, np.full((S, 1, P), 0.005), _terms(rate, over))  # the rate term alone covers it
+    assert idle.status == "inconclusive" and idle.reason.startswith("no power"), idle.reason
+
+
+def test_noisy_means_on_their_bound_are_judged_with_their_standard_error():
+    """Six noise seeds per point whose expectation is exactly the bound: each of a design's 12 means is
+    above its bound half the time, so comparing means as if exact rejects nearly every design; the rule
+    (Bonferroni t on each standard error, size ≤ ALPHA = 0.5%) rejects at most 4 of 200 designs (the
+    binomial(200, 0.005) tail beyond 4 is 0.4%); a mean 40 standard errors above is always rejected."""
+    rate, over = np.full((S, P), 0.05), np.full((S, P), 1.0)
+    b = rate + over
+    rejected, naive = 0, 0
+    for seed in range(200):
+        draws = b[:, None, :] + 0.02 * np.random.default_rng(seed).standard_normal((S, 6, P))
+        rejected += _judge(NOISY, draws, _terms(rate, over)).status == "inconsistent"
+        naive += bool(np.any(draws.mean(axis=1) > b))
+    assert rejected <= 4 and naive >= 190, (rejected, naive)
+    far = draws.copy()
+    far[0, :, 0] += 40 * draws[0, :, 0].std(ddof=1) / np.sqrt(6)  # beyond the t quantile (5 d.o.f.: ≈ 9.4)
+    assert _judge(NOISY, far, _terms(rate, over)).status == "inconsistent"
+
+
+@pytest.mark.parametrize(("changes", "says"), [
+    ({"sense": "≲", "tested": ()}, "the rule is sense ≤"),
+    ({"tested": ()}, "at least one of the bound's names"),
+    ({"tested": ("zeta",)}, "at least one of the bound's names"),
+    ({"run_terms": {"L": "discrepancy_overhead"}}, "run_terms name ['L']"),
+    ({"statistic": "rate"}, "a statistic of one run"),
+    ({"oracle": "gaussian:1.0", "repeats": 1}, "repeats ≥ 2 for a noisy oracle"),
+])
+def test_checks_refuse_what_the_rule_cannot_judge(changes, says):
+    with pytest.raises(InvalidClaimError, match=None) as err:
+        check(dataclasses.replace(DRIFT, **changes))
+    assert says in str(err.value), str(err.value)
+
+
+def test_a_run_term_the_method_does_not_record_is_an_error_naming_it():
+    from fcocheck.verify.claim_measure import measure
+
+    bad = dataclasses.replace(DRIFT, run_terms={OVERHEAD: "no_such_metric"}, rounds=3)
+    with pytest.raises(InvalidClaimError, match="no_such_metric"):
+        measure(bad, 0)
+
+
+def test_the_tested_terms_and_the_texts():
+    assert claim_expr.tested_terms(DRIFT) == [OVERHEAD]
+    assert claim_expr.tested_terms(GROUP.claims[2]) == [k for k in bound_terms(DRIFT) if "B" in k]
+    assert r"\le" in statement_latex(DRIFT) and "along" in statement_latex(DRIFT)
+    line = design_line(DRIFT, {"seeds": [0, 1, 2]})
+    assert "every constant 1" in line and "overhead = discrepancy_overhead of the same runs" in line
