@@ -75,6 +75,8 @@ def _caption(result: dict[str, Any], spec: dict[str, Any]) -> str:
             text += "; the bound's term with every constant 1 (dash-dot)"
         if spec.get("level") is not None:
             text += f"; the grey line: {spec['level']['label']}"
+        if spec.get("marks") is not None:
+            text += f"; the vertical grey lines: {spec['marks']['label']}"
         return text + "."
     if kind == "bound":
         C, bound = float(spec.get("C", 1)), spec.get("bound_name", "the published tuned rate")
@@ -173,6 +175,11 @@ def experiment_figure(result: dict[str, Any], worst_constant: float | None = Non
             xs = [x for s in spec["series"] for x in _floats(s["x"])]
             y = float(spec["level"]["y"])
             panel.lines.append(Line(spec["level"]["label"], [min(xs), max(xs)], [y, y], style="reference"))
+        if spec.get("marks") is not None:  # vertical lines at given x (a crossover's judged margins)
+            ys = [v for line in panel.lines for v in line.median if np.isfinite(v) and v > 0]
+            for k, x in enumerate(spec["marks"]["x"]):
+                label = spec["marks"]["label"] if k == 0 else "_nolegend_"  # one legend entry
+                panel.lines.append(Line(label, [float(x)] * 2, [min(ys), max(ys)], style="reference"))
     elif kind == "bound":
         C, name = float(spec.get("C", 1.0)), spec.get("bound_label", "tuned rate")
         for s in spec["series"]:

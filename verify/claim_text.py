@@ -147,7 +147,10 @@ def _crossover_plot(c: Claim, measured: dict[str, Any]) -> dict[str, Any]:
     return plot_spec("slope", f"{name} / {name}* (each instance's {c.bound_text()})",
                      measure_text(c), series, rows="instances",
                      level={"y": 1.0, "label": f"a tie; the run must win (below it) left of {1 / MARGIN:g} "
-                                               f"and lose right of {MARGIN:g}"})
+                                               f"and lose right of {MARGIN:g}"},
+                     marks={"x": [1 / MARGIN, MARGIN],
+                            "label": f"{name}/{name}* = {1 / MARGIN:g} and {MARGIN:g}, the judged margins "
+                                     "(between them nothing is judged)"})
 
 
 #: the axis of an inequality's figure: the right side, every constant 1

@@ -129,3 +129,22 @@ def test_the_gap_avg_ratio_reads_each_gap_against_its_resolution(own, other, wan
 
     got = claim_measure.twin_measure(CLAIM, trace(own), trace(other), resolution=1e-6)
     assert (np.isnan(got) if np.isnan(want) else got == pytest.approx(want)), got
+
+
+def test_the_figure_marks_the_judged_margins():
+    """x/x* on each instance's own crossover, the tie at 1, and vertical lines at 1/MARGIN and MARGIN."""
+    from fcocheck.reports.plotdata import experiment_figure
+    from fcocheck.verify.claim_text import plot
+
+    along = CLAIM.along[1]
+    measured = {"bound": [[16.0] * len(along)] * 2, "instances": [[0.5] * len(along), [2.0] * len(along)],
+                "seeds": [0, 1]}
+    spec = plot(CLAIM, measured)
+    assert spec["marks"]["x"] == [1 / MARGIN, MARGIN] and spec["level"]["y"] == 1.0
+    fig = experiment_figure({"name": CLAIM.name, "measured": {"plot": spec}})
+    (panel,) = fig.panels
+    vertical = [ln for ln in panel.lines if ln.x[0] == ln.x[-1]]
+    assert sorted(ln.x[0] for ln in vertical) == [1 / MARGIN, MARGIN]
+    assert [ln.median for ln in vertical] == [[0.5, 2.0]] * 2  # the data's span
+    assert sum(not ln.label.startswith("_") for ln in vertical) == 1
+    assert "vertical grey lines" in fig.caption
