@@ -15,8 +15,14 @@ its instance's resolution on every instance of some seeds: nothing to reject.)  
 that FedDualAvg's floor is ≤ 10⁻³ of FedMiD-avg's (the study this replaces).  Over 52 instances of the
 class, FedDualAvg run for 96/(μη_cK) rounds (12× FedMiD-avg's) ends below 10⁻⁹ of it on most, but at
 1.6·10⁻² on one (instance 37 at η_cK = 0.64, a stable floor) and at 0.15 on another (58 at η_cK = 0.08,
-a plateau: a coordinate not yet in the support, the gap the same at every η_c) — a limit that a fixed
-budget does not measure.
+a plateau: a coordinate not yet in the support; at R = 24,000 its gap is 0) — a limit that a fixed
+budget does not measure.  Nor that FedDualAvg has no floor: over 40 instances at η_cK = 0.32 its
+R·(Φ(ŵ_R) − Φ*) falls from R = 250 to 16,000 and its last iterate is at rounding by R = 16,000 on every
+one (instance 1 after a plateau of 2.45·10⁻⁴ up to R ≈ 1,000), but instance 37's last iterate holds
+0, 0, 3.2·10⁻⁷, 1.19·10⁻⁵, 6.6·10⁻⁵ at η_cK = 0.08, 0.16, 0.32, 0.64, 1.28 from R = 3,000 to 48,000
+(FedMiD-avg's: 7.3·10⁻⁴ at 0.64) — a floor that is exactly 0 below a threshold in η_cK and grows
+steeply above it, neither a law nor absent; a claim about it needs that threshold, which is not
+stated.
 
 The class: FedCanon's quadratics (random Hessians, μ = 0.1, L = 1; 8 clients, d = 20), ζ = 1, ψ = 0.3‖·‖₁;
 exact gradients, η_s = 1.  Each run reaches its floor: R = ⌈8/(μη_cK)⌉ (the floor is approached at a
