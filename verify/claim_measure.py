@@ -252,14 +252,19 @@ def _plan(c: Claim, s: int) -> _Plan:
 def planned_runs(c: Claim, s: int, plan: _Plan | None = None) -> list[Any]:
     """Every run of per-round records ``measure_instance(c, s)`` asks for, its twins' included.
 
-    One ``verify.experiments.base.Run`` per point and noise seed (per-step records, ``statistic="limit"``:
-    none).  ``plan``: instance ``s``'s ``_plan``, when made already.
+    One ``verify.experiments.base.Run`` per point and noise seed (per-step records: none); with
+    ``statistic="limit"``, the first per-step run of each point's limit (``experiments.limits.limit_gap``:
+    R rounds, exact gradients, the instance's seed; the runs to 2R, 4R depend on it).  ``plan``: instance
+    ``s``'s ``_plan``, when made already.
     Why: ``measure`` runs these for all its instances at once (``verify.experiments.base.prefetch``).
     """
     from fcocheck.verify.experiments.base import Run
 
     p = plan or _plan(c, s)
-    if c.statistic == "limit" or p.record != "round":
+    if c.statistic == "limit":
+        return [Run(method_name(c), q, hp, rounds, "exact", s, r, {}, "step")
+                for (q, r), (hp, rounds, _) in zip(p.cases, p.points, strict=True)]
+    if p.record != "round":
         return []
     name, seeds = method_name(c), noise_seeds(c, s)
     if p.longest is not None:
@@ -411,13 +416,14 @@ def measure(c: Claim, seed: int = 0, instances: Sequence[int] | None = None) -> 
     """``measured(c, seed, instances)``, its instances' runs run first across them: the same bits, faster.
 
     A claim's instances are measured one by one (a draw may be replaced); their runs that may batch
-    (``verify.experiments.base.prefetch``: a FedDualAvg-type method, every client, per-round records) run
-    first as few batches across the first draws (``first_seeds``) — each run the bits it has alone — and are
-    held in the run memo (``holding``) while ``measured`` asks for them instance by instance.
+    (``verify.experiments.base.prefetch``: a FedDualAvg-type method, every client, per-round records or a
+    limit's first per-step run) run first as few batches across the first draws (``first_seeds``) — each
+    run the bits it has alone — and are held in the run memo (``holding``) while ``measured`` asks for
+    them instance by instance.
     """
     from fcocheck.verify.experiments.base import holding, prefetch
 
-    plans = {s: _plan(c, s) for s in first_seeds(c, seed, instances)} if c.statistic != "limit" else {}
+    plans = {s: _plan(c, s) for s in first_seeds(c, seed, instances)}
     planned = [r for s, p in plans.items() for r in planned_runs(c, s, p)]
     with holding(len(planned)):
         prefetch(planned)

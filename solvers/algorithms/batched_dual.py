@@ -50,6 +50,9 @@ class BatchEnv(NamedTuple):
         composite: (z, t) ↦ ∇(h + tψ)*(z), the runs' common map.
         h: the runs' common mirror map.
         oracle: the runs' common oracle (exact or Gaussian).
+        record_steps: each run's log also holds ``primitives.dual_local``'s per-step arrays.
+        weightless: the map is the same for every t ≠ 0 (an indicator ψ with the Euclidean h: Π_C), so
+            ``by_weight`` calls it once for all the runs whose t is not 0.
 
     """
 
@@ -60,6 +63,8 @@ class BatchEnv(NamedTuple):
     composite: CompositeFn
     h: Any
     oracle: Oracle
+    record_steps: bool = False
+    weightless: bool = False
 
 
 def stacked_kernel(problems: Sequence[Any]) -> Kernel:
@@ -78,11 +83,15 @@ def stacked_kernel(problems: Sequence[Any]) -> Kernel:
     return k
 
 
-def by_weight(composite: CompositeFn, Z: Array, ts: Sequence[float], rows: int) -> Array:
+def by_weight(composite: CompositeFn, Z: Array, ts: Sequence[float], rows: int, weightless: bool = False
+              ) -> Array:
     """∇(h + t_iψ)*(z) on run i's ``rows`` rows of Z for every run i: one call per distinct t_i.
 
-    ``Z`` is ``(B·rows, dim)`` (or ``(B, dim)`` with rows = 1).
+    ``Z`` is ``(B·rows, dim)`` (or ``(B, dim)`` with rows = 1).  ``weightless``: the map does not depend
+    on t ≠ 0 (``BatchEnv``), so every t ≠ 0 is called as the first of them: one call for those runs.
     """
+    if weightless:
+        ts = same_nonzero(ts)
     if len(set(ts)) == 1:
         return composite(Z, ts[0])
     out = np.empty(Z.shape)
@@ -91,6 +100,12 @@ def by_weight(composite: CompositeFn, Z: Array, ts: Sequence[float], rows: int) 
         idx = [i for i, u in enumerate(ts) if u == t]
         out3[idx] = composite(Z3[idx].reshape(len(idx) * rows, -1), t).reshape(len(idx), rows, -1)
     return out
+
+
+def same_nonzero(ts: Sequence[float]) -> list[float]:
+    """``ts`` with every t ≠ 0 replaced by the first t ≠ 0 (t = 0, ∇h* alone, is another map)."""
+    first = next((t for t in ts if t != 0.0), 0.0)
+    return [t if t == 0.0 else first for t in ts]
 
 
 def _grads(env: BatchEnv, W: Array, rngs: Sequence[np.random.Generator], M: int) -> Array:
@@ -129,23 +144,38 @@ def dual_round(state: BatchState, env: BatchEnv, rngs: Sequence[np.random.Genera
     eta = np.repeat(np.array([getattr(hp, step.eta) for hp in hps]), M)[:, None]
     Z = np.repeat(state.z, M, axis=0)
     disc, terms = np.zeros((B, K)), np.zeros((B, dim))
+    steps: list[dict[str, list[Array]]] = []  # per step: the (B, …) arrays ``dual_local`` keeps per run
     for k in range(K):
         tk = [t[k] for t in ts]
-        W = by_weight(env.composite, Z, tk, M) if step.prox else env.h.grad_conj(Z)
+        duals = Z.reshape(B, M, dim).copy() if env.record_steps else None
+        W = by_weight(env.composite, Z, tk, M, env.weightless) if step.prox else env.h.grad_conj(Z)
         G = _grads(env, W, rngs, M)
         if k > 0:
             disc[:, k] = _discrepancy(env, Z, _per_run(env.weights, Z))
         Z -= eta * G
         zbar = _per_run(env.weights, Z)
-        terms = terms + by_weight(env.composite, zbar, [t[k + 1] for t in ts], 1)
+        image = by_weight(env.composite, zbar, [t[k + 1] for t in ts], 1, env.weightless)
+        terms = terms + image
+        if env.record_steps:
+            steps.append({"dual_shadow": zbar, "grad_avg": _per_run(env.weights, G), "shadow_primal": image,
+                          "client_duals": duals})
     delta = _per_run(env.weights, Z - np.repeat(state.z, M, axis=0))
     u = delta
     for transform in card.server:  # Scale transforms only (``batchable``): u ← η u, run by run
         u = np.array([getattr(hp, transform.by) for hp in hps])[:, None] * u
     z_next = state.z + u
-    w_next = by_weight(env.composite, z_next, [step.tilde(hp, r + 1, 0) for hp in hps], 1)
+    w_next = by_weight(env.composite, z_next, [step.tilde(hp, r + 1, 0) for hp in hps], 1, env.weightless)
     calls = Counts(grad=M * K, prox_client=M * K * step.prox_cost, prox_server=card.apply.prox_cost,
                    floats_up=M * dim, floats_down=M * dim)
     logs = [RoundLog(w=w_next[i], z=z_next[i], avg_terms=terms[i], avg_count=K, discrepancy=disc[i],
-                     counts=calls) for i in range(B)]
+                     counts=calls, steps=_run_steps(state.z, steps, i) if env.record_steps else {})
+            for i in range(B)]
     return BatchState(z_next, w_next, r + 1), logs
+
+
+def _run_steps(z: Array, steps: Sequence[dict[str, Array]], i: int) -> dict[str, Array]:
+    """Run i's per-step records as ``primitives.dual_local`` stacks them (z_r first in the dual shadow)."""
+    return {"dual_shadow": np.array([z[i]] + [s["dual_shadow"][i] for s in steps]),
+            "grad_avg": np.array([s["grad_avg"][i] for s in steps]),
+            "shadow_primal": np.array([s["shadow_primal"][i] for s in steps]),
+            "client_duals": np.array([s["client_duals"][i] for s in steps])}

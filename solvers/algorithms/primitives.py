@@ -20,6 +20,7 @@ from fcocheck.solvers.algorithms import fused_steps
 from fcocheck.solvers.algorithms.base import Counts, DualServerState, Env, FedHyper, RoundLog, ServerState
 from fcocheck.solvers.algorithms.fused_steps import MapSpec
 from fcocheck.solvers.kernels import BLOCK, Kernel, over_blocks
+from fcocheck.solvers.metrics import nonzero_fraction
 from fcocheck.solvers.mirror_maps import MirrorMap
 from fcocheck.solvers.problem import Problem
 
@@ -255,9 +256,9 @@ def primal_round(state: ServerState, hp: FedHyper, env: Env, rng: np.random.Gene
     counts = Counts(grad=S * K, subgrad=subgrad * S * K, prox_client=prox_client * S * K,
                     prox_server=prox_server, floats_up=S * dim, floats_down=S * dim)
     d = env.problem.d
-    extra = {"client_density": float(np.mean(local.final[:, :d] != 0.0)),
-             "average_density": float(np.mean((weights @ local.final)[:d] != 0.0)),
-             "client_support": np.mean(local.final[:, :d] != 0.0, axis=0)}
+    extra = {"client_density": float(nonzero_fraction(local.final[:, :d])),
+             "average_density": float(nonzero_fraction((weights @ local.final)[:d])),
+             "client_support": nonzero_fraction(local.final[:, :d], axis=0)}
     log = RoundLog.primal(w_next, counts, discrepancy=local.discrepancy, steps=local.steps, extra=extra)
     return ServerState(w_next, state.r + 1), log
 

@@ -7,13 +7,15 @@ call per operation instead of one per run).  Everything else about a run is the 
 ``prepare`` (checks, composite map, reference, evaluator), its three seeded streams, its ``Recorder``
 (the metrics of every run evaluated with one pass over the stacked clients: ``evaluate_many``), the
 divergence guard — a run that diverges is recorded as diverged at that round and leaves the batch, the
-others go on.  So each trace holds the same bits as
+others go on.  Per-step records (``record="step"``) are the step-by-step schedule's arrays, run by run.
+So each trace holds the same bits as
 ``run`` gives it alone (``tests/solvers/test_run_batch.py``); only ``meta["seconds"]`` differs (the
 batch's wall time shared equally among its runs).
 
 A run the batched round does not cover (``batch_key`` is None: another method, partial participation,
-a minibatch oracle, a kernel whose rounds run compiled or client-major alone, per-step records) runs
-alone through ``run``, as does a run with no partner of its key: never an error.
+a minibatch oracle, a kernel whose rounds run compiled or client-major alone, per-step records of
+clients other than quadratics) runs alone through ``run``, as does a run with no partner of its key:
+never an error.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from fcocheck.solvers.engine.recorder import Recorder
 from fcocheck.solvers.engine.run import Setup, _meta, check_metrics_every, diverged, prepare, run
 from fcocheck.solvers.engine.trace import COMPLETED, DIVERGED, INTERRUPTED, Trace
 from fcocheck.solvers.kernels import serial_blas
+from fcocheck.solvers.mirror_maps import Euclidean
 from fcocheck.solvers.oracles import GaussianOracle, Oracle
 from fcocheck.solvers.problem import Problem
 
@@ -61,13 +64,14 @@ def batch_key(s: Setup, problem: Problem) -> tuple | None:
     Covered: a dual card whose server transforms are all ``Scale`` (FedDualAvg, FedDualAvg-OSP), every
     client each round, the exact or Gaussian oracle, and a batched kernel over dense float64 arrays
     (quadratics, or stacked samples) on which the run alone takes the step-by-step schedule (neither the
-    compiled pass nor the client-major one).
+    compiled pass nor the client-major one); per-step records on quadratic clients only (the case tested
+    bit for bit: a step's Σ_m p̃_m g^m reads the gradient rows, whose layout is the loss kernel's).
     """
     alg, env = s.algorithm, s.env
     card = alg.card
     if not batched_method(alg):
         return None
-    if s.participation not in (None, problem.M) or env.record_steps:
+    if s.participation not in (None, problem.M) or (env.record_steps and problem.loss != "quadratic"):
         return None
     if type(env.oracle) not in (Oracle, GaussianOracle) or env.kernel.strategy != "batched":
         return None
@@ -87,17 +91,18 @@ def batch_key(s: Setup, problem: Problem) -> tuple | None:
         maps = (_spec(problem.h), _spec(problem.psi))
     except (AttributeError, TypeError):
         return None
-    return (alg.name, problem.loss, problem.M, problem.d, problem.dim, data, K, env.oracle.spec(), maps)
+    return (alg.name, problem.loss, problem.M, problem.d, problem.dim, data, K, env.oracle.spec(), maps,
+            env.record_steps)
 
 
 def run_batch(algorithm: str | Algorithm, problems: Sequence[Problem], hyperparameters: Sequence[Any],
               rounds: int, seeds: Sequence[int], oracle: str | Oracle = "exact",
               references: Sequence[Any] | None = None, metrics_every: int = 1,
-              w0s: Sequence[Array | None] | None = None) -> list[Trace]:
+              w0s: Sequence[Array | None] | None = None, record: str = "round") -> list[Trace]:
     """Run i is ``run(algorithm, problems[i], hyperparameters[i], rounds, oracle, seeds[i])``, all at once.
 
-    With ``reference=references[i]``, ``w0=w0s[i]`` and ``metrics_every``.  The runs ``batch_key`` groups
-    advance together (module docstring); every other one runs alone.
+    With ``reference=references[i]``, ``w0=w0s[i]``, ``metrics_every`` and ``record``.  The runs
+    ``batch_key`` groups advance together (module docstring); every other one runs alone.
 
     Args:
         algorithm: registry name (or alias) or an ``Algorithm``, common to every run.
@@ -109,6 +114,7 @@ def run_batch(algorithm: str | Algorithm, problems: Sequence[Problem], hyperpara
         references: one per run as ``run``'s ``reference`` (None: each solved and certified).
         metrics_every: as ``run``'s.
         w0s: one start point per run as ``run``'s ``w0`` (None: each problem's ``zero()``).
+        record: ``round`` or ``step``, common (``run``'s).
 
     Returns:
         One trace per run, in order; each the bits ``run`` gives alone (``meta["seconds"]`` aside).
@@ -127,14 +133,14 @@ def run_batch(algorithm: str | Algorithm, problems: Sequence[Problem], hyperpara
     check_metrics_every(metrics_every)
     name = algorithm if isinstance(algorithm, str) else algorithm.name
     refs = _solved(problems, references)
-    setups = [prepare(algorithm, problems[i], hyperparameters[i], rounds, oracle, None, "round", refs[i],
+    setups = [prepare(algorithm, problems[i], hyperparameters[i], rounds, oracle, None, record, refs[i],
                       w0s[i], "auto") for i in range(B)]
     batches, alone = batch_groups(setups, problems)
     out = {i: run(algorithm, problems[i], hyperparameters[i], rounds=rounds, oracle=oracle, seed=seeds[i],
-                  reference=refs[i], w0=w0s[i], metrics_every=metrics_every) for i in alone}
+                  record=record, reference=refs[i], w0=w0s[i], metrics_every=metrics_every) for i in alone}
     for idx in batches:
         traces = _run_group(name, [setups[i] for i in idx], [problems[i] for i in idx], rounds,
-                            [seeds[i] for i in idx], metrics_every)
+                            [seeds[i] for i in idx], metrics_every, record)
         out.update(zip(idx, traces, strict=True))
     return [out[i] for i in range(B)]
 
@@ -168,22 +174,27 @@ def _solved(problems: Sequence[Problem], references: list[Any]) -> list[Any]:
     return out
 
 
+def weightless(problem: Problem) -> bool:
+    """Whether ∇(h + tψ)* is one map for every t ≠ 0: ψ an indicator (prox_{tψ} = Π_C) and h Euclidean."""
+    return type(problem.h) is Euclidean and problem.psi.is_indicator
+
+
 def _env(setups: Sequence[Setup], problems: Sequence[Problem]) -> BatchEnv:
     first = setups[0]
     M = problems[0].M
     return BatchEnv(first.algorithm.card, tuple(s.hp for s in setups), stacked_kernel(problems),
                     np.stack([client_weights(p, np.arange(M)) for p in problems]), first.env.composite,
-                    problems[0].h, first.env.oracle)
+                    problems[0].h, first.env.oracle, first.env.record_steps, weightless(problems[0]))
 
 
 def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: int, seeds: list[int],
-               metrics_every: int) -> list[Trace]:
+               metrics_every: int, record: str = "round") -> list[Trace]:
     """The runs of one key, round by round together; a diverged run leaves the batch."""
     start = time.perf_counter()
     B, M = len(setups), problems[0].M
     rngs = [tuple(np.random.default_rng(c) for c in np.random.SeedSequence(seed).spawn(3)) for seed in seeds]
     untouched = [[g.bit_generator.state for g in r] for r in rngs]
-    metas = [_meta(s, name, p, rounds, seed, "round")
+    metas = [_meta(s, name, p, rounds, seed, record)
              for s, p, seed in zip(setups, problems, seeds, strict=True)]
     recs = [Recorder(s.evaluator, s.smoothness, s.participation, rounds) for s in setups]
     states = [s.algorithm.init(p, s.hp, s.w0, r[0]) for s, p, r in zip(setups, problems, rngs, strict=True)]

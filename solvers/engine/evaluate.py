@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fcocheck.solvers.kernels import Kernel
-from fcocheck.solvers.metrics import matrix_scores, recovery
+from fcocheck.solvers.metrics import matrix_scores, nonzero_fraction, recovery
 from fcocheck.solvers.problem import Problem
 
 Array = np.ndarray
@@ -23,7 +23,7 @@ def structure(problem: Problem, w: Array) -> dict[str, float]:
     model = np.asarray(w)[: problem.d]
     if problem.shape is not None:
         return {"rank": matrix_scores(model, model, problem.shape)["rank"]}
-    return {"density": float(np.mean(model != 0.0))}
+    return {"density": float(nonzero_fraction(model))}
 
 
 @dataclass(frozen=True)

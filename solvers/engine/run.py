@@ -11,6 +11,7 @@ bits, and changing the participation does not change the oracle's stream layout.
 
 from __future__ import annotations
 
+import math
 import numbers
 import time
 from dataclasses import asdict, dataclass
@@ -180,10 +181,11 @@ def prepare(algorithm: str | Algorithm, problem: Problem, hyperparameters: Any, 
 
 def diverged(log: RoundLog, scale: float) -> bool:
     """Non-finite, or ‖w_{r+1}‖ > EXPLOSION_FACTOR · scale."""
-    w = log.w
-    if not np.all(np.isfinite(w)) or (log.z is not None and not np.all(np.isfinite(log.z))):
+    w = np.asarray(log.w, dtype=float)
+    if not np.isfinite(w).all() or (log.z is not None and not np.isfinite(log.z).all()):
         return True
-    return float(np.linalg.norm(w)) > EXPLOSION_FACTOR * scale
+    flat = w.ravel(order="K")  # np.linalg.norm's own computation: √(x·x) over the raveled array
+    return math.sqrt(flat.dot(flat)) > EXPLOSION_FACTOR * scale
 
 
 def _meta(s: Setup, name: str, problem: Problem, rounds: int, seed: int, record: str) -> dict[str, Any]:

@@ -15,20 +15,47 @@ from fcocheck.solvers.errors import InvalidRegularizerError
 from fcocheck.solvers.regularizers.base import Regularizer, check_nonnegative, feasibility_tolerance
 
 
+def _ranks(n: int) -> np.ndarray:
+    """1, 2, …, n as int64 (the divisors ρ + 1 of the simplex projection), cached per n."""
+    ranks = _RANKS.get(n)
+    if ranks is None:
+        ranks = np.arange(1, n + 1)
+        ranks.flags.writeable = False
+        ranks = _RANKS.setdefault(n, ranks)
+    return ranks
+
+
+_RANKS: dict[int, np.ndarray] = {}
+
+
+def _at_last_axis(a: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``a[..., index[...]]`` with a trailing axis of one (``take_along_axis`` without its checks)."""
+    if a.ndim == 1:
+        return a[index : index + 1]
+    n = a.shape[-1]
+    rows = a.reshape(-1, n)
+    picked = rows[np.arange(rows.shape[0]), index.reshape(-1)]
+    return picked.reshape(index.shape + (1,))
+
+
 def project_simplex(v: np.ndarray, radius: float = 1.0) -> np.ndarray:
     """Euclidean projection onto {w ≥ 0, Σ w = radius} along the last axis.
 
     Sort-based: θ = (Σ_{j≤ρ} u_j − r)/ρ with u sorted descending and ρ the last index with
-    u_ρ > (Σ_{j≤ρ} u_j − r)/ρ; then w = max(v − θ, 0).
+    u_ρ > (Σ_{j≤ρ} u_j − r)/ρ; then w = max(v − θ, 0).  θ is read from the same quotients the
+    test compares (css_ρ / (ρ + 1) computed once), so it has the bits of the division done apart.
     """
     v = np.asarray(v, dtype=float)
-    u = -np.sort(-v, axis=-1)
-    css = np.cumsum(u, axis=-1) - radius
-    idx = np.arange(1, v.shape[-1] + 1)
-    cond = u - css / idx > 0
-    rho = v.shape[-1] - 1 - np.argmax(cond[..., ::-1], axis=-1)
-    theta = np.take_along_axis(css, rho[..., None], axis=-1) / (rho[..., None] + 1.0)
-    return np.maximum(v - theta, 0.0)
+    n = v.shape[-1]
+    u = np.negative(v)
+    u.sort(axis=-1)
+    np.negative(u, out=u)
+    css = np.add.accumulate(u, axis=-1) - radius
+    quotients = css / _ranks(n)
+    cond = u - quotients > 0
+    rho = n - 1 - cond[..., ::-1].argmax(axis=-1)
+    out = v - _at_last_axis(quotients, rho)
+    return np.maximum(out, 0.0, out=out)
 
 
 class _Indicator(Regularizer):
@@ -65,9 +92,14 @@ class L1Ball(_Indicator):
     def project(self, v: np.ndarray) -> np.ndarray:
         """Π onto the ℓ1 ball through the simplex projection of |v|."""
         v = np.asarray(v, dtype=float)
-        inside = np.sum(np.abs(v), axis=-1, keepdims=True) <= self.radius
-        proj = np.sign(v) * project_simplex(np.abs(v), self.radius)
-        return np.where(inside, v, proj)
+        size = np.abs(v)
+        inside = np.add.reduce(size, axis=-1, keepdims=True) <= self.radius
+        n_inside = np.count_nonzero(inside)
+        if n_inside == inside.size:
+            return v.copy()
+        proj = np.sign(v)
+        proj *= project_simplex(size, self.radius)
+        return proj if n_inside == 0 else np.where(inside, v, proj)
 
     def conjugate(self, v: np.ndarray) -> np.ndarray:
         """r‖v‖_∞."""

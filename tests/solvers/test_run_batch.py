@@ -148,3 +148,59 @@ def test_inputs_are_checked_before_any_round(quad):
                   metrics_every=0)
     with pytest.raises(ValueError):
         run_batch("feddualavg", problems, [{"eta_c": 0.05}] * 2, 5, [0, 1, 2], references=refs)
+
+
+@pytest.mark.parametrize("algorithm", ["feddualavg", "feddualavg-osp"])
+@pytest.mark.parametrize("oracle", ["exact", "gaussian:0.5"])
+def test_per_step_records_same_bits_as_alone(quad, algorithm, oracle):
+    """``record="step"``: every per-step array (client duals, shadow, its images, Σ p̃ g) as the run alone."""
+    problems, refs = quad
+    problems, refs = [*problems, problems[0]], [*refs, refs[0]]
+    hps = [{"eta_c": 0.05, "local_steps": 3}, {"eta_c": 0.02, "local_steps": 3},
+           {"eta_c": 0.05, "eta_s": 0.5, "local_steps": 3}, {"eta_c": 0.05, "local_steps": 3}]
+    seeds = [0, 1, 2, 7]
+    setups = [prepare(algorithm, p, h, ROUNDS, oracle, None, "step", r, None, "auto")
+              for p, h, r in zip(problems, hps, refs, strict=True)]
+    groups, lone = batch_groups(setups, problems)
+    assert lone == [] and len(groups) == 1
+    got = run_batch(algorithm, problems, hps, ROUNDS, seeds, oracle, refs, record="step")
+    want = [run(algorithm, p, h, rounds=ROUNDS, oracle=oracle, seed=s, reference=r, record="step")
+            for p, h, s, r in zip(problems, hps, seeds, refs, strict=True)]
+    per_step = {"client_duals", "dual_shadow", "grad_avg", "shadow_primal", "discrepancy_steps"}
+    for g, w in zip(got, want, strict=True):
+        assert per_step <= set(w.arrays)
+        assert differences(g, w) == []
+
+
+def test_per_step_records_of_other_clients_run_alone(logit):
+    problems, refs = logit
+    hps = [{"eta_c": 0.05, "local_steps": 3}] * len(problems)
+    setups = [prepare("feddualavg", p, h, ROUNDS, "exact", None, "step", r, None, "auto")
+              for p, h, r in zip(problems, hps, refs, strict=True)]
+    assert batch_groups(setups, problems) == ([], list(range(len(problems))))
+    got = run_batch("feddualavg", problems, hps, ROUNDS, [0, 1, 2], "exact", refs, record="step")
+    want = [run("feddualavg", p, h, rounds=ROUNDS, seed=s, reference=r, record="step")
+            for p, h, s, r in zip(problems, hps, [0, 1, 2], refs, strict=True)]
+    assert all(differences(g, w) == [] for g, w in zip(got, want, strict=True))
+
+
+def test_an_indicator_map_is_called_once_for_every_nonzero_weight():
+    """``by_weight(weightless=True)``: Π_C once over the rows of every run with t ≠ 0, the same bits as a
+    call per distinct t; t = 0 (∇h* alone) stays apart."""
+    from fcocheck.solvers.algorithms.batched_dual import by_weight, same_nonzero
+    from fcocheck.solvers.composite import make_composite
+    from fcocheck.solvers.mirror_maps import Euclidean
+    from fcocheck.solvers.regularizers import L1Ball
+
+    assert same_nonzero([0.0, 0.3, 0.5, 0.0, 0.7]) == [0.0, 0.3, 0.3, 0.0, 0.3]
+    assert same_nonzero([0.0, 0.0]) == [0.0, 0.0]
+    calls: list[float] = []
+    real = make_composite(Euclidean(), L1Ball(1.0))
+    composite = lambda z, t: calls.append(t) or real(z, t)  # noqa: E731
+    Z = np.random.default_rng(3).standard_normal((5 * 4, 7))
+    ts = [0.0, 0.1, 0.2, 0.1, 0.4]
+    got = by_weight(composite, Z, ts, 4, weightless=True)
+    assert calls == [0.0, 0.1]
+    want = by_weight(real, Z, ts, 4)
+    assert got.tobytes() == want.tobytes()
+    assert np.array_equal(got[:4], Z[:4]) and not np.array_equal(got[4:8], Z[4:8])

@@ -137,3 +137,46 @@ def test_runs_the_batched_round_does_not_cover_are_left_to_the_instances():
     assert base.prefetch([r._replace(kw={"participation": 2}) for r in planned]) == 0
     assert not base._MEMO
     assert base.prefetch(planned) == len(planned)  # the check can fail: these are run
+
+
+#: ``statistic="limit"``: each point's first per-step run prefetched across the instances (``_ONCE``)
+LIMIT_CLASS = ("quadratics", {"d": 6, "clients": 4, "zeta": 1.0, "hessian_spread": 0.5, "ball": 3.0})
+LIMIT = Claim("prefetch-limit", method="feddualavg", bound="zeta**2",
+              along=("problem.zeta", (0.25, 0.5, 1.0)), problem=LIMIT_CLASS,
+              hp={"eta_c": "1/(4*L_clients)", "local_steps": 3}, constants_over="sweep", rounds=16,
+              statistic="limit", seeds=3, worst=False)
+
+
+def test_limits_batched_across_instances_are_instance_by_instance():
+    assert_same(batched(LIMIT, 0), one_by_one(LIMIT, 0))
+
+
+def test_a_limits_first_runs_are_prefetched_once_and_none_is_kept(monkeypatch):
+    """Each point's first limit run (per-step records) is run ahead in one batch, recalled once by its
+    instance (no fresh run of that R after the prefetch) and not kept: ``_ONCE`` is empty after the claim."""
+    calls: list[tuple[int, int, str]] = []
+    real = base.run_batch
+
+    def counting(*a, **k):  # noqa: ANN002, ANN003, ANN202
+        calls.append((len(a[1]), a[3], k.get("record", "round")))
+        return real(*a, **k)
+
+    monkeypatch.setattr(base, "run_batch", counting)
+    fresh: list[int] = []
+    real_run = base.run
+    monkeypatch.setattr(base, "run", lambda *a, **k: fresh.append(k["rounds"]) or real_run(*a, **k))
+    base._MEMO.clear()
+    planned = [r for s in first_seeds(LIMIT, 0) for r in planned_runs(LIMIT, s)]
+    assert len(planned) == 9 and {r.record for r in planned} == {"step"}
+    measure(LIMIT, 0)
+    assert calls == [(9, 16, "step")]
+    assert LIMIT.rounds not in fresh  # the doublings (2R, 4R), if any, run as they are asked for
+    assert not base._ONCE and not base._MEMO
+
+
+def test_per_step_runs_run_ahead_and_never_asked_for_are_dropped():
+    planned = [r for s in first_seeds(LIMIT, 0) for r in planned_runs(LIMIT, s)]
+    with base.holding(len(planned)):
+        assert base.prefetch(planned) == len(planned) == len(base._ONCE)
+        assert base.prefetch(planned) == 0  # run ahead already
+    assert not base._ONCE

@@ -154,7 +154,8 @@ def runs(
     out = []
     for s in seeds:
         key, objects = _memo_key(algorithm, problem, hp, rounds, oracle, s, reference, record, kw)
-        got = _recall(key)
+        got = _recall(key) if record == "round" else _take(Run(algorithm, problem, hp, rounds, oracle, s,
+                                                               reference, kw, record))
         if got is None:
             t0 = time.perf_counter()
             t = run(algorithm, problem, hp, rounds=rounds, oracle=oracle, seed=s, reference=reference,
@@ -208,24 +209,26 @@ class Run(NamedTuple):
     seed: int
     reference: Any
     kw: dict[str, Any]  #: the engine's options (``w0``, ``participation``), as ``runs`` gets them
+    record: str = "round"  #: ``round``, or ``step`` (kept until its one recall: ``_take``)
 
 
 def _fresh(todo: Sequence[Run], keys: Sequence[tuple[tuple | None, tuple]]) -> list[tuple[Trace, float]]:
     """Run ``todo`` (each with its memo key and objects) and keep each; each run's trace and seconds.
 
-    One ``run_batch`` per (method, rounds, oracle) — what a batch's runs share —, each run with its own
-    instance, hyper-parameters, seed and start point.
+    One ``run_batch`` per (method, rounds, oracle, record) — what a batch's runs share —, each run with its
+    own instance, hyper-parameters, seed and start point.  A per-step run is kept until its one recall
+    (``_ONCE``), a per-round one in the memo.
     """
-    groups: dict[tuple[str, int, str], list[int]] = {}
+    groups: dict[tuple[str, int, str, str], list[int]] = {}
     for i, r in enumerate(todo):
-        groups.setdefault((r.algorithm, r.rounds, r.oracle), []).append(i)
+        groups.setdefault((r.algorithm, r.rounds, r.oracle, r.record), []).append(i)
     got: list[tuple[Trace, float] | None] = [None] * len(todo)
-    for (algorithm, rounds, oracle), idx in groups.items():
+    for (algorithm, rounds, oracle, record), idx in groups.items():
         fresh = run_batch(algorithm, [todo[i].problem for i in idx], [todo[i].hp for i in idx], rounds,
                           [todo[i].seed for i in idx], oracle, [todo[i].reference for i in idx],
-                          w0s=[todo[i].kw.get("w0") for i in idx])
+                          w0s=[todo[i].kw.get("w0") for i in idx], record=record)
         for i, t in zip(idx, fresh, strict=True):
-            got[i] = _keep(*keys[i], t, t.meta["seconds"])
+            got[i] = (_keep if record == "round" else _keep_once)(*keys[i], t, t.meta["seconds"])
     return [g for g in got if g is not None]
 
 
@@ -235,7 +238,8 @@ def prefetch(planned: Sequence[Run]) -> int:
     Why: a claim measures its instances one by one, each asking ``runs`` / ``runs_together`` for its own
     runs; a batch across the instances (and their noise seeds) costs little more than one instance's.  The
     caller then asks for each run as before and gets it from the memo (hold it there: ``holding``), so
-    its order, its records (``collect``: recorded when asked for, not here) and its bits are unchanged —
+    its order, its records (``collect``: recorded when asked for, not here) and its bits are unchanged (a
+    per-step run is held apart until its one recall, ``_take``: the memo keeps none) —
     a planned run the caller never asks for costs time only, one it asks for and was not planned is run
     then.  Runs that may not batch (``_together``, a method the batched round does not cover:
     ``batched``) or cannot be kept (``_memo_key`` None) are left to the caller: run ahead, they would
@@ -247,9 +251,9 @@ def prefetch(planned: Sequence[Run]) -> int:
     for r in planned:
         if not (_together(r.kw) and batched(r.algorithm)):
             continue
-        key, objects = _memo_key(r.algorithm, r.problem, r.hp, r.rounds, r.oracle, r.seed, r.reference,
-                                 "round", r.kw)
-        if key is None or key in _MEMO or key in seen:
+        key, objects = (_memo_key(r.algorithm, r.problem, r.hp, r.rounds, r.oracle, r.seed, r.reference,
+                                  "round", r.kw) if r.record == "round" else _once_key(r))
+        if key is None or key in _MEMO or key in _ONCE or key in seen:
             continue
         seen.add(key)
         todo.append(r)
@@ -287,6 +291,8 @@ def holding(n: int) -> Iterator[None]:
         _HELD -= n
         while len(_MEMO) > MEMO + _HELD:
             _MEMO.popitem(last=False)
+        if not _HELD:  # per-step runs run ahead that no one asked for
+            _ONCE.clear()
 
 
 #: runs a process keeps (least recently used out): a claim's twin, its controls and its sibling claims
@@ -295,6 +301,9 @@ MEMO = 64
 _MEMO: OrderedDict[tuple, tuple[Trace, float, tuple]] = OrderedDict()
 #: runs the memo keeps beyond ``MEMO`` for now (``holding``)
 _HELD = 0
+#: per-step runs run ahead (``prefetch``), each kept until its one recall (``_take``) or the end of the
+#: outermost ``holding``: per-step traces are megabytes, the memo does not keep them
+_ONCE: dict[tuple, tuple[Trace, float, tuple]] = {}
 #: what a memo key may hold besides the instance objects: values whose repr is their value
 _PLAIN = (bool, int, float, str, type(None), np.integer, np.floating)
 
@@ -320,6 +329,29 @@ def _keep(key: tuple | None, objects: tuple, t: Trace, seconds: float) -> tuple[
         _MEMO[key] = (t, seconds, objects)  # the objects held: their ids stay theirs
         if len(_MEMO) > MEMO + _HELD:
             _MEMO.popitem(last=False)
+    return t, seconds
+
+
+def _once_key(r: Run) -> tuple[tuple | None, tuple]:
+    """A per-step run's key in ``_ONCE`` (``_memo_key``'s, marked per-step) and the objects it names."""
+    key, objects = _memo_key(r.algorithm, r.problem, r.hp, r.rounds, r.oracle, r.seed, r.reference, "round",
+                             r.kw)
+    return (None if key is None else (*key, r.record)), objects
+
+
+def _take(r: Run) -> tuple[Trace, float] | None:
+    """A per-step run run ahead (its trace and seconds), no longer kept; None if there is none."""
+    key, _ = _once_key(r)
+    got = None if key is None else _ONCE.pop(key, None)
+    return None if got is None else got[:2]
+
+
+def _keep_once(key: tuple | None, objects: tuple, t: Trace, seconds: float) -> tuple[Trace, float]:
+    """``_keep`` for a per-step run run ahead: kept in ``_ONCE`` until its one recall."""
+    if t.status == INTERRUPTED:
+        raise KeyboardInterrupt
+    if key is not None:
+        _ONCE[key] = (t, seconds, objects)
     return t, seconds
 
 

@@ -1,0 +1,84 @@
+"""The ℓ1-ball and simplex projections keep the bits of the implementation they replaced (issue 33).
+
+The reference below is the earlier code verbatim (``take_along_axis`` of css, divided apart, and the
+projection computed even for points inside the ball); the current one must equal it bit for bit,
+signed zeros included, on Hypothesis-drawn inputs of every shape the engine passes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from fcocheck.solvers.regularizers import L1Ball, Simplex, project_simplex
+
+
+def _reference_simplex(v: np.ndarray, radius: float = 1.0) -> np.ndarray:
+    v = np.asarray(v, dtype=float)
+    u = -np.sort(-v, axis=-1)
+    css = np.cumsum(u, axis=-1) - radius
+    idx = np.arange(1, v.shape[-1] + 1)
+    cond = u - css / idx > 0
+    rho = v.shape[-1] - 1 - np.argmax(cond[..., ::-1], axis=-1)
+    theta = np.take_along_axis(css, rho[..., None], axis=-1) / (rho[..., None] + 1.0)
+    return np.maximum(v - theta, 0.0)
+
+
+def _reference_l1_ball(v: np.ndarray, radius: float) -> np.ndarray:
+    v = np.asarray(v, dtype=float)
+    inside = np.sum(np.abs(v), axis=-1, keepdims=True) <= radius
+    proj = np.sign(v) * _reference_simplex(np.abs(v), radius)
+    return np.where(inside, v, proj)
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+_values = st.one_of(
+    st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False),
+    st.sampled_from([0.0, -0.0, 1e-300, -1e-300, 0.5, -0.5, 1.0, -1.0]),
+)
+_shapes = hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=9)
+_points = hnp.arrays(np.float64, _shapes, elements=_values)
+_radii = st.one_of(st.floats(0.0, 50.0, allow_nan=False), st.sampled_from([0.0, 1.0, 0.25]))
+
+
+@settings(max_examples=400)
+@given(v=_points, radius=_radii)
+def test_project_simplex_bits_equal_the_earlier_code(v, radius):
+    assert _same_bits(project_simplex(v, radius), _reference_simplex(v, radius))
+
+
+@settings(max_examples=400)
+@given(v=_points, radius=_radii)
+def test_l1_ball_projection_bits_equal_the_earlier_code(v, radius):
+    assert _same_bits(L1Ball(radius).project(v), _reference_l1_ball(v, radius))
+
+
+@settings(max_examples=200)
+@given(v=_points, radius=st.floats(1e-3, 50.0))
+def test_simplex_projection_bits_equal_the_earlier_code(v, radius):
+    assert _same_bits(Simplex(radius).project(v), _reference_simplex(v, radius))
+
+
+def test_ties_and_engine_shapes():
+    """Ties in |v|, a point exactly on the sphere, and the (20,) and (8, 20) shapes of the runs."""
+    rng = np.random.default_rng(0)
+    cases = [np.array([1.0, 1.0, 1.0, -1.0]), np.array([0.25, -0.75]), np.zeros(5)]
+    cases += [rng.standard_normal(20), rng.standard_normal((8, 20)), 0.01 * rng.standard_normal((8, 20))]
+    for v in cases:
+        for radius in (0.0, 1.0, 2.5):
+            assert _same_bits(L1Ball(radius).project(v), _reference_l1_ball(v, radius))
+            assert _same_bits(project_simplex(v, radius), _reference_simplex(v, radius))
+
+
+def test_inside_the_ball_returns_a_fresh_array():
+    v = np.array([0.1, -0.2, 0.3])
+    out = L1Ball(1.0).project(v)
+    assert out is not v
+    out[0] = 5.0
+    assert v[0] == 0.1
