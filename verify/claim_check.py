@@ -208,6 +208,10 @@ def _check_at_most(c: Claim) -> None:
         raise InvalidClaimError(f"claim {c.name!r}: tested {c.tested!r} with bound {c.bound_text()!r}; the "
                                 "rule is at least one of the bound's names, whose terms the design must "
                                 "show are needed (the rule's power)")
+    if c.controls or c.redraw:
+        raise InvalidClaimError(f"claim {c.name!r}: sense {AT_MOST} with controls {sorted(c.controls)} and "
+                                f"redraw {c.redraw}; the rule is none (its power is each tested term "
+                                "deleted, and a gap at rounding is a measurement)")
     if (c.statistic not in AT_MOST_STATISTICS or c.twin or c.vanishes
             or (c.oracle != "exact" and c.repeats < 2)):
         raise InvalidClaimError(f"claim {c.name!r}: sense {AT_MOST} with statistic {c.statistic!r}, twin "

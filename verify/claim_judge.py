@@ -114,7 +114,12 @@ def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed:
     if c.sense == CROSSOVER:
         return _crossover(c, G3, b, seed, seeds, random), _measured(c, G3, floor, b, seed, seeds)
     if c.sense == AT_MOST:
-        return _at_most(c, G3, terms or {}, seed, seeds)
+        if not terms:
+            from fcocheck.verify.claim import InvalidClaimError
+
+            raise InvalidClaimError(f"claim {c.name!r}: sense {AT_MOST} judged without the bound's terms; "
+                                    "the rule is the terms measured with it (claim_measure.measure)")
+        return _at_most(c, G3, terms, seed, seeds)
     G = G3.mean(axis=1)
     x = np.asarray(c.along[1], dtype=float)
     if c.direction == "shrinks":

@@ -336,7 +336,7 @@ def measure_instance(c: Claim, s: int, plan: _Plan | None = None) -> _Row:
                 else:
                     G[k, j] = statistic(c, y)
             if c.sense == AT_MOST:
-                for name, x in terms_at(c, traces, ctx, where).items():
+                for name, x in terms_at(c, traces, ctx, where, rounds if longest else None).items():
                     terms.setdefault(name, np.empty(P))[j] = x
                 bound[j] = positive(c, np.array([sum(terms[name][j] for name in terms)]), where)[0]
         B = max(B, 0.5 * float(np.sum((options[j].get("w0", q.zero()) - r.w) ** 2)))
@@ -347,11 +347,13 @@ def measure_instance(c: Claim, s: int, plan: _Plan | None = None) -> _Row:
     return _Row(G, floor, bound, B, resid, random, terms or None)
 
 
-def terms_at(c: Claim, traces: Sequence[Any], ctx: Mapping[str, float], where: str) -> dict[str, float]:
+def terms_at(c: Claim, traces: Sequence[Any], ctx: Mapping[str, float], where: str,
+             rounds: int | None = None) -> dict[str, float]:
     """Sense ``≤``: each term of the bound at one point, its ``run_terms`` read off the point's runs.
 
-    A run term is its trace metric's last value, averaged over the runs (the repetitions: the lemma bounds
-    an expectation by expectations).
+    A run term is its trace metric's value at round ``rounds`` (None: the run's last — a sweep of R read
+    off one longer run passes its point's R), averaged over the runs (the repetitions: the lemma bounds an
+    expectation by expectations).
     """
     measured = {}
     for name, metric in c.run_terms.items():
@@ -359,7 +361,8 @@ def terms_at(c: Claim, traces: Sequence[Any], ctx: Mapping[str, float], where: s
             raise InvalidClaimError(f"claim {c.name!r}: run term {name} = {metric!r}, which the runs of "
                                     f"{method_name(c)} do not record; the rule is a trace metric "
                                     f"{sorted(traces[0].arrays)}")
-        measured[name] = float(np.mean([np.asarray(t[metric], dtype=float)[-1] for t in traces]))
+        at = -1 if rounds is None else rounds
+        measured[name] = float(np.mean([np.asarray(t[metric], dtype=float)[at] for t in traces]))
     at = {**ctx, **measured}
     return {label: evaluate(c, f"bound term {label!r} at {where}", term, at)
             for label, term in bound_terms(c).items()}

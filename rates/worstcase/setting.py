@@ -61,7 +61,7 @@ def declare(spec: PepSpec) -> Setting:
     """Declare F (or F_1..F_M), ψ, w*, w0 and the clients' gradient oracle of ``spec``."""
     from fcocheck.solvers.reference.cvx_import import import_cvxpy
 
-    import_cvxpy()  # before PEPit imports it: scipy.stats deferred, ≈ 0.3 s of CPU less per process
+    import_cvxpy()  # before PEPit imports it: scipy.stats deferred (``cvx_import``)
     from PEPit import PEP
 
     pep = PEP()

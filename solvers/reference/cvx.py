@@ -32,7 +32,7 @@ from fcocheck.solvers.regularizers import (
     Zero,
 )
 
-cp = import_cvxpy()  # scipy.stats deferred: ≈ 0.3 s of CPU less per process (``cvx_import``)
+cp = import_cvxpy()  # scipy.stats deferred (``cvx_import``)
 
 CLARABEL_TIGHT = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12,
                   "tol_ktratio": 1e-10, "max_iter": 400}

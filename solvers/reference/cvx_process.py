@@ -1,6 +1,6 @@
 """cvxpy's independent solve in a forked child process, overlapping the first-order method's work.
 
-A cold ``reference_solve`` pays cvxpy twice over: its import (≈ 1 s: cvxpy loads scipy.stats) and its
+A cold ``reference_solve`` pays cvxpy twice over: its import (≈ 0.7 s, ``cvx_import``) and its
 solve.  Both are independent of the first-order method until the cross-check, so on a machine with two
 usable cores they run in a child forked before the Gram matrix is built: the child imports cvxpy while
 the parent builds H; the parent copies H into memory shared with the child (an anonymous mapping made

@@ -119,3 +119,55 @@ def test_the_tested_terms_and_the_texts():
     assert r"\le" in statement_latex(DRIFT) and "along" in statement_latex(DRIFT)
     line = design_line(DRIFT, {"seeds": [0, 1, 2]})
     assert "every constant 1" in line and "overhead = discrepancy_overhead of the same runs" in line
+
+
+class _Trace:
+    """A run's trace as ``terms_at`` reads it: named arrays by round."""
+
+    def __init__(self, overhead: list[float]) -> None:
+        self.arrays = {"discrepancy_overhead": np.asarray(overhead)}
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        return self.arrays[key]
+
+
+def test_a_run_term_is_its_metrics_value_at_the_points_round_averaged_over_the_runs():
+    """The mean over the point's runs of the metric at its last round, or at the point's R when a sweep of
+    R is read off one longer run (a running average differs at every R)."""
+    from fcocheck.verify.claim_measure import terms_at
+
+    traces = [_Trace([9.0, 1.0, 2.0, 3.0]), _Trace([9.0, 3.0, 4.0, 7.0])]
+    ctx = {"B": 1.0, "eta_c": 0.5, "K": 2, "R": 4, "sigma": 0.0, "M": 8}
+    assert terms_at(DRIFT, traces, ctx, "here")[OVERHEAD] == 5.0  # (3 + 7) / 2, the last round
+    assert terms_at(DRIFT, traces, ctx, "here", rounds=2)[OVERHEAD] == 3.0  # (2 + 4) / 2, round 2
+    rate = next(k for k in bound_terms(DRIFT) if "B" in k)
+    assert terms_at(DRIFT, traces, ctx, "here")[rate] == 1.0 / (0.5 * 2 * 4)
+
+
+def test_a_sweep_of_rounds_reads_each_points_overhead_at_its_own_R():
+    """Along R one run per instance is read at every R (``prefixes``); the overhead at each point must be
+    the one a run of exactly that R records (measured: 0.2412, 0.2420, 0.2433 at R = 5, 10, 40 — one
+    value for all three before the fix)."""
+    from fcocheck.verify.claim_measure import measure, prefixes
+
+    along_r = dataclasses.replace(DRIFT, along=("rounds", (5, 10, 20, 40)), problem=("quadratics",
+                                  {**DRIFT.problem[1], "zeta": 8.0}), hp={"eta_c": 0.01, "local_steps": 8},
+                                  seeds=3)
+    assert prefixes(along_r)
+    alone = dataclasses.replace(along_r, hp={"eta_c": "0.01 + 0*L", "local_steps": 8})  # one run per point
+    assert not prefixes(alone)
+    a, b = measure(along_r, 0), measure(alone, 0)
+    assert np.array_equal(a.terms[OVERHEAD], b.terms[OVERHEAD]) and np.array_equal(a.G, b.G)
+    assert len(set(a.terms[OVERHEAD][0].tolist())) == 4
+
+
+@pytest.mark.parametrize(("changes", "says"), [
+    ({"controls": {"other": {"method": "fedmid"}}}, "the rule is none"),
+    ({"redraw": 2}, "the rule is none"),
+    ({"twin": {"oracle": "exact"}, "measure": "w_hat_distance_sq"}, "no twin"),
+    ({"vanishes": True}, "no vanishes"),
+])
+def test_checks_refuse_controls_redraw_twins_and_vanishing(changes, says):
+    with pytest.raises(InvalidClaimError) as err:
+        check(dataclasses.replace(DRIFT, **changes))
+    assert says in str(err.value), str(err.value)

@@ -54,7 +54,7 @@ def test_a_design_without_power_says_so_and_its_controls_still_flip(name):
 
 
 def test_lemma_4_4_needs_its_terms_and_rejects_a_larger_error():
-    """On heterogeneous Hessians (ℓ1-ball) the synchronised terms alone are exceeded at K = 8, ζ = 32: each
+    """On heterogeneous Hessians (ℓ1-ball) the synchronised terms alone are exceeded at K = 8, ζ ≥ 32: each
     of the four claims is consistent *with* power (deleting its tested term breaks it); the same runs with
     one Φ(ŵ) − Φ* raised 1% above its bound are inconsistent, naming that run; and the claim stated
     without the overhead term (the synchronised rate alone) is inconsistent on the real runs."""
