@@ -119,7 +119,7 @@ def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed:
 
             raise InvalidClaimError(f"claim {c.name!r}: sense {AT_MOST} judged without the bound's terms; "
                                     "the rule is the terms measured with it (claim_measure.measure)")
-        return _at_most(c, G3, terms, seed, seeds)
+        return _at_most(c, G3, b, terms, seed, seeds)
     G = G3.mean(axis=1)
     x = np.asarray(c.along[1], dtype=float)
     if c.direction == "shrinks":
@@ -200,13 +200,13 @@ def _crossover(c: Claim, G3: np.ndarray, b: np.ndarray, seed: int, seeds: Sequen
     return every_instance(verdicts, seeds if seeds is not None else [seed + i for i in range(G3.shape[0])])
 
 
-def _at_most(c: Claim, G3: np.ndarray, terms: Mapping[str, np.ndarray], seed: int,
+def _at_most(c: Claim, G3: np.ndarray, b: np.ndarray, terms: Mapping[str, np.ndarray], seed: int,
              seeds: Sequence[int] | None) -> tuple[Verdict, dict[str, Any]]:
     """An inequality with every constant 1 (``≤``), run by run: ``rates.inequality.bounded_by``.
 
     Each instance × point is one run of the rule (its repetitions' mean and standard error against the sum
-    of its terms); each term containing a ``tested`` name, deleted, must be detected (power).  What was
-    measured gains each term and each run's slack (bound / mean).
+    of its terms, ``b``: S × P); each term containing a ``tested`` name, deleted, must be detected (power).
+    What was measured gains each term.
     """
     from fcocheck.rates.inequality import bounded_by
     from fcocheck.verify.claim_expr import tested_terms
@@ -218,7 +218,6 @@ def _at_most(c: Claim, G3: np.ndarray, terms: Mapping[str, np.ndarray], seed: in
     lhs = [G3[i, :, j] for i in range(S) for j in range(P)]
     flat = {k: np.asarray(v, dtype=float).reshape(-1) for k, v in terms.items()}
     v = bounded_by(lhs, flat, tested_terms(c), labels, seed)
-    b = np.sum([np.asarray(x, dtype=float) for x in terms.values()], axis=0)
     measured = _measured(c, G3, np.zeros_like(b), b, seed, ids)
     measured["terms"] = {k: np.asarray(x).tolist() for k, x in terms.items()}
     return v, measured
@@ -359,12 +358,11 @@ def control_verdicts(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray,
                                "numbers; a crossover compares exact runs"))
             continue
 
-        def rule(d: np.ndarray, fl: np.ndarray = mv.floor, random: bool = mv.random,
-                 terms: Mapping[str, np.ndarray] | None = mv.terms) -> Verdict:
+        def rule(d: np.ndarray, fl: np.ndarray = mv.floor, random: bool = mv.random) -> Verdict:
             D = np.asarray(d).reshape(G3.shape)
             if c.sense == LAW:
                 return law_each(c, D, fl, b, seed, measured["seeds"])
-            return judge_data(c, D, fl, b, seed, random=random, terms=terms)[0]
+            return judge_data(c, D, fl, b, seed, random=random)[0]
 
         out.append(control(rule, G3v, G3, label))
     return out
