@@ -87,7 +87,8 @@ UPPER, LOWER, LAW, IDENTITY, CROSSOVER, AT_MOST = "≲", "≳", "Θ", "=", "≶"
 
 
 #: what of a metric's curve a claim measures (``Claim.statistic``)
-STATISTICS = ("last", "mean", "max", "tail_mean", "last_step_mean", "limit", "mean_above_floor", "rate")
+STATISTICS = ("last", "mean", "max", "tail_mean", "last_step_mean", "limit", "mean_above_floor", "rate",
+              "factor")
 
 
 #: measures derived from a trace metric (the report's label beside each)
@@ -140,8 +141,9 @@ class Claim:
         worst: also judge the bound against the worst case over the class, where it applies.
         constants: the class's stated constants (L, σ, ζ …), by their names in ``bound``; they take
             precedence over the instance's measured ones.
-        repeats: runs per instance and point, each with its own oracle noise seed (a noisy oracle: each
-            instance's noise is their spread).
+        repeats: runs per instance and point, each with its own run seed — the oracle's noise, or a
+            method's own draws (SVRG's inner samples) with exact gradients: each instance's noise is their
+            spread.
         reference_tol: the certificate each instance's reference optimum is solved to (the default
             solver's when None): a measured floor must sit far above it.
         full: what the full design changes (``validate`` without ``--quick``): more seeds, a longer sweep.
@@ -172,7 +174,9 @@ class Claim:
             run —, the transient of a bound C/R + a floor, FedCanon Thm 1's), ``rate`` (the linear rate
             −log q per round over the slow half of the curve's linear phase, ``rates.fit.phase_rate``; a
             curve without one is unresolved there, one that does not contract (−log q ≤ 0) fails a
-            lower bound outright).
+            lower bound outright), ``factor`` (that phase's contraction q = e^{−rate} per round itself,
+            what a bound of the form f_t − f* ≤ c^t (f_0 − f*) bounds: SVRG's eq. (5); resolved where the
+            rate is, ≥ 1 for a run that does not contract, ∞ for one that left the finite numbers).
         constants_over: ``point`` (each point's instance supplies its measured constants) or ``sweep``
             (a sweep of a generator parameter: each measured constant is the largest over the instance
             seed's sweep — one step and one bound constant for the whole sweep, as a class's L is).
@@ -277,9 +281,9 @@ class Claim:
 
 
 #: constants measured on each drawn instance when ``bound`` or an ``hp`` expression names them (a stated
-#: constant of the same name wins): the clients M, and B = D_h(w*, w₀), L, G, μ and L_clients = max_m L_m
-#: of ``solvers.constants.compute_constants``
-INSTANCE = ("M", "B", "L", "G", "mu", "L_clients")
+#: constant of the same name wins): the clients M, and B = D_h(w*, w₀), L, G, μ, L_clients = max_m L_m and
+#: L_sample = max_i L_i (one sample's: SVRG's step scale) of ``solvers.constants.compute_constants``
+INSTANCE = ("M", "B", "L", "G", "mu", "L_clients", "L_sample")
 
 
 #: names sympy's parser would read as its own objects (ζ, β, Γ functions; E, I, N, O, Q, S constants and

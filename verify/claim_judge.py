@@ -103,7 +103,7 @@ def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed:
     same rule on the reciprocals (``_lower``).  Sense ``=``: every run at every point within the
     tolerance (``_identity``).  Sense ``≶``: the winner on each side of each instance's crossover
     (``_crossover``).  Sense ``≤``: every instance and point, its mean over the repetitions against the sum
-    of ``terms`` (each S × P; ``_at_most``).
+    of ``terms`` (each S × repeats × P, run by run; ``_at_most``).
     """
     from fcocheck.verify.experiments.judge import bound_instances
 
@@ -204,9 +204,12 @@ def _at_most(c: Claim, G3: np.ndarray, b: np.ndarray, terms: Mapping[str, np.nda
              seeds: Sequence[int] | None) -> tuple[Verdict, dict[str, Any]]:
     """An inequality with every constant 1 (``≤``), run by run: ``rates.inequality.bounded_by``.
 
-    Each instance × point is one run of the rule (its repetitions' mean and standard error against the sum
-    of its terms, ``b``: S × P); each term containing a ``tested`` name, deleted, must be detected (power).
-    What was measured gains each term.
+    Each instance × point is one run of the rule: its repetitions' mean against the mean of its terms'
+    sum (``b``: S × P), with the standard error of the repetitions' differences lhs − rhs (``terms``, S ×
+    repeats × P: a term read off the runs is paired with their left side; S × P: known exactly, the same
+    for every repetition); each term containing a
+    ``tested`` name, deleted, must be detected (power).  What was measured gains each term's mean over the
+    repetitions (S × P).
     """
     from fcocheck.rates.inequality import bounded_by
     from fcocheck.verify.claim_expr import tested_terms
@@ -216,10 +219,12 @@ def _at_most(c: Claim, G3: np.ndarray, b: np.ndarray, terms: Mapping[str, np.nda
     name = readable_name(c.symbols()["name"])
     labels = [f"instance {ids[i]}: {name} = {c.along[1][j]:g}" for i in range(S) for j in range(P)]
     lhs = [G3[i, :, j] for i in range(S) for j in range(P)]
-    flat = {k: np.asarray(v, dtype=float).reshape(-1) for k, v in terms.items()}
-    v = bounded_by(lhs, flat, tested_terms(c), labels, seed)
+    arrays = {k: np.asarray(v, dtype=float) for k, v in terms.items()}  # S × P: known exactly, every run
+    runs = {k: [v[i, :, j] if v.ndim == 3 else v[i, j] for i in range(S) for j in range(P)]
+            for k, v in arrays.items()}
+    v = bounded_by(lhs, runs, tested_terms(c), labels, seed)
     measured = _measured(c, G3, np.zeros_like(b), b, seed, ids)
-    measured["terms"] = {k: np.asarray(x).tolist() for k, x in terms.items()}
+    measured["terms"] = {k: (x.mean(axis=1) if x.ndim == 3 else x).tolist() for k, x in arrays.items()}
     return v, measured
 
 
@@ -247,7 +252,7 @@ def _lower(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int
     missing = ~np.all(G3 > floor[:, None, :], axis=(0, 1))  # nan compares False: not measured
     if missing.any():
         where = ", ".join(f"{v:g}" for v in np.asarray(c.along[1])[missing])
-        why = "no linear phase of 3 points, or" if c.statistic == "rate" else "at or below"
+        why = "no linear phase of 3 points, or" if c.statistic in ("rate", "factor") else "at or below"
         reason = (f"not measured at {name} = {where} on some instance ({c.statistic} of {c.measure}: {why} "
                   "its resolution); a lower bound is judged on the whole sweep, its small-bound end "
                   "included — run longer, or start further from the optimum")

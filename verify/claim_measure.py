@@ -154,7 +154,7 @@ class Measurement(NamedTuple):
     skipped: list[int]  #: ``redraw``: the instances replaced (a point unresolved)
     random: bool = True  #: some run drew random numbers (oracle noise, the method's own draws)
     lacking: tuple[str, ...] = ()  #: ``condition``: what each draw it rejected lacked
-    terms: Mapping[str, np.ndarray] | None = None  #: sense ``≤``: each term of the bound, S × P
+    terms: Mapping[str, np.ndarray] | None = None  #: sense ``≤``: each term of the bound, S × repeats × P
 
 
 class _Row(NamedTuple):
@@ -293,7 +293,7 @@ def measure_instance(c: Claim, s: int, plan: _Plan | None = None) -> _Row:
     P = len(values)
     G, floor, bound, resid = np.empty((c.repeats, P)), np.zeros(P), np.empty(P), np.zeros(P)
     above = np.zeros(c.repeats)  # ``mean_above_floor``: each repetition's floor
-    terms: dict[str, np.ndarray] = {}  # sense ``≤``: each term of the bound at each point
+    terms: dict[str, np.ndarray] = {}  # sense ``≤``: each term of the bound at each run of each point
     B = 0.0
     cases, options, own, points, record, longest_point = plan or _plan(c, s)
     longest = None
@@ -331,40 +331,43 @@ def measure_instance(c: Claim, s: int, plan: _Plan | None = None) -> _Row:
                     G[k, j] = float(np.mean(y[:-1]))
                     if v == max(values):
                         above[k] = tail_mean(y[:-1], c.tail)
-                elif c.statistic == "rate":  # a rate is resolved where its phase is: judged where finite
-                    G[k, j] = phase_rate(y, floor[j])
+                elif c.statistic in ("rate", "factor"):  # resolved where its phase is: judged where finite
+                    rate = phase_rate(y, floor[j])
+                    G[k, j] = rate if c.statistic == "rate" else float(np.exp(-rate))
                 else:
                     G[k, j] = statistic(c, y)
             if c.sense == AT_MOST:
                 for name, x in terms_at(c, traces, ctx, where, rounds if longest else None).items():
-                    terms.setdefault(name, np.empty(P))[j] = x
-                bound[j] = positive(c, np.array([sum(terms[name][j] for name in terms)]), where)[0]
+                    terms.setdefault(name, np.empty((c.repeats, P)))[:, j] = x
+                bound[j] = positive(c, np.array([sum(terms[name][:, j].mean() for name in terms)]), where)[0]
         B = max(B, 0.5 * float(np.sum((options[j].get("w0", q.zero()) - r.w) ** 2)))
     if c.statistic == "mean_above_floor":
         G = np.maximum(G - above[:, None], 1e-300)
-    if c.statistic == "rate":  # the gap's resolution is in the phase; a rate is resolved where positive
+    if c.statistic in ("rate", "factor"):  # the gap's resolution is in the phase; resolved where positive
         floor = np.zeros(P)
     return _Row(G, floor, bound, B, resid, random, terms or None)
 
 
 def terms_at(c: Claim, traces: Sequence[Any], ctx: Mapping[str, float], where: str,
-             rounds: int | None = None) -> dict[str, float]:
-    """Sense ``≤``: each term of the bound at one point, its ``run_terms`` read off the point's runs.
+             rounds: int | None = None) -> dict[str, np.ndarray]:
+    """Sense ``≤``: each term of the bound at one point, run by run, its ``run_terms`` read off each run.
 
     A run term is its trace metric's value at round ``rounds`` (None: the run's last — a sweep of R read
-    off one longer run passes its point's R), averaged over the runs (the repetitions: the lemma bounds an
-    expectation by expectations).
+    off one longer run passes its point's R) on each run (repetition): the lemma bounds an expectation by
+    expectations, and the rule judges the runs' mean of lhs − rhs, each run's right side paired with its
+    left (``rates.inequality``).  A term without a run term is the same for every run.
     """
-    measured = {}
+    at = -1 if rounds is None else rounds
+    read: dict[str, list[float]] = {}
     for name, metric in c.run_terms.items():
         if any(metric not in t.arrays for t in traces):
             raise InvalidClaimError(f"claim {c.name!r}: run term {name} = {metric!r}, which the runs of "
                                     f"{method_name(c)} do not record; the rule is a trace metric "
                                     f"{sorted(traces[0].arrays)}")
-        at = -1 if rounds is None else rounds
-        measured[name] = float(np.mean([np.asarray(t[metric], dtype=float)[at] for t in traces]))
-    at = {**ctx, **measured}
-    return {label: evaluate(c, f"bound term {label!r} at {where}", term, at)
+        read[name] = [float(np.asarray(t[metric], dtype=float)[at]) for t in traces]
+    return {label: np.array([evaluate(c, f"bound term {label!r} at {where}", term,
+                                      {**ctx, **{k: v[r] for k, v in read.items()}})
+                             for r in range(len(traces))])
             for label, term in bound_terms(c).items()}
 
 

@@ -26,8 +26,8 @@ from fcocheck.verify.claim_expr import is_expression, law_x
 
 def design_line(c: Claim, measured: dict[str, Any]) -> str:
     """The claim's design in one line: the method, the instances drawn, the oracle, the sweep."""
-    noise = (", exact gradients" if c.oracle == "exact" else
-             f", {c.oracle}" + (f" ({c.repeats} noise seeds each)" if c.repeats > 1 else ""))
+    noise = (", exact gradients" if c.oracle == "exact" else f", {c.oracle}") + (
+        f" ({c.repeats} {'run' if c.oracle == 'exact' else 'noise'} seeds each)" if c.repeats > 1 else "")
     stated = ", ".join(f"{k} = {v:g}" for k, v in c.constants.items())
     replaced = f" (replaced: {measured['skipped']})" if measured.get("skipped") else ""
     seeds = measured.get("seeds") or []  # none when nothing was measured (the instance lacks a condition)
@@ -51,7 +51,8 @@ def design_line(c: Claim, measured: dict[str, Any]) -> str:
 def measure_text(c: Claim) -> str:
     """What the claim measures, in words: the measure, or the statistic that is not a value of it (a rate)."""
     label = {**MEASURE_LABEL, **TWIN_MEASURES}.get(c.measure, c.measure)
-    return f"−log q per round of {label}" if c.statistic == "rate" else label
+    said = {"rate": f"−log q per round of {label}", "factor": f"q per round of {label}"}
+    return said.get(c.statistic, label)
 
 
 #: a generator's name for a parameter whose symbol is a Python keyword: typeset as the symbol
@@ -67,8 +68,8 @@ def statement_latex(c: Claim) -> str:
     import sympy as sp
 
     lhs = MEASURE_LATEX.get(c.measure, r"\text{" + c.measure.replace("_", r"\_") + "}")
-    if c.statistic == "rate":  # the rate of the measure's linear phase, not the measure
-        lhs = rf"-\log q\left[{lhs}\right]"
+    if c.statistic in ("rate", "factor"):  # the rate (factor) of the measure's linear phase, not the measure
+        lhs = (r"-\log " if c.statistic == "rate" else "") + rf"q\left[{lhs}\right]"
     rel = {UPPER: r"\lesssim", LOWER: r"\gtrsim", IDENTITY: r"\le", AT_MOST: r"\le"}.get(c.sense, r"\asymp")
     s = c.symbols()
     to = r"\to \infty" if c.direction == "grows" else r"\to 0"

@@ -90,7 +90,7 @@ def test_the_resolved_prefix(G, floor, kept):
     # a noisy oracle, one run per point and a bound per instance: no noise to judge each instance with
     ({"oracle": "gaussian:0.5", "bound": "B/R"}, "the rule is repeats ≥ 2"),
     ({"statistic": "median"}, "the rule is one of ('last', 'mean', 'max', 'tail_mean', 'last_step_mean', "
-                              "'limit', 'mean_above_floor', 'rate')"),
+                              "'limit', 'mean_above_floor', 'rate', 'factor')"),
     ({"statistic": "mean_above_floor", "along": ("local_steps", [1, 2, 3, 4])}, "the rule is along rounds"),
     ({"statistic": "last_step_mean"}, "the rule is a per-local-step metric"),
     ({"sense": "Θ", "bound": "exp(-R)"}, "the rule for sense Θ is a power of the swept name"),

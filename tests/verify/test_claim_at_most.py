@@ -39,7 +39,7 @@ def _terms(rate: np.ndarray, overhead: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def _judge(c, G3: np.ndarray, terms: dict[str, np.ndarray]):  # noqa: ANN001, ANN202
-    b = np.sum(list(terms.values()), axis=0)
+    b = np.sum([v.mean(axis=1) if v.ndim == 3 else v for v in terms.values()], axis=0)
     return judge_data(c, G3, np.zeros((S, P)), b, 0, [10, 11, 12], c.oracle != "exact", terms)[0]
 
 
@@ -131,17 +131,46 @@ class _Trace:
         return self.arrays[key]
 
 
-def test_a_run_term_is_its_metrics_value_at_the_points_round_averaged_over_the_runs():
-    """The mean over the point's runs of the metric at its last round, or at the point's R when a sweep of
-    R is read off one longer run (a running average differs at every R)."""
+def test_a_run_term_is_its_metrics_value_at_the_points_round_on_each_run():
+    """Each run's metric at its last round, or at the point's R when a sweep of R is read off one longer
+    run (a running average differs at every R); a term without a run term is the same on every run."""
     from fcocheck.verify.claim_measure import terms_at
 
     traces = [_Trace([9.0, 1.0, 2.0, 3.0]), _Trace([9.0, 3.0, 4.0, 7.0])]
     ctx = {"B": 1.0, "eta_c": 0.5, "K": 2, "R": 4, "sigma": 0.0, "M": 8}
-    assert terms_at(DRIFT, traces, ctx, "here")[OVERHEAD] == 5.0  # (3 + 7) / 2, the last round
-    assert terms_at(DRIFT, traces, ctx, "here", rounds=2)[OVERHEAD] == 3.0  # (2 + 4) / 2, round 2
+    assert terms_at(DRIFT, traces, ctx, "here")[OVERHEAD].tolist() == [3.0, 7.0]  # the last round
+    assert terms_at(DRIFT, traces, ctx, "here", rounds=2)[OVERHEAD].tolist() == [2.0, 4.0]  # round 2
     rate = next(k for k in bound_terms(DRIFT) if "B" in k)
-    assert terms_at(DRIFT, traces, ctx, "here")[rate] == 1.0 / (0.5 * 2 * 4)
+    assert terms_at(DRIFT, traces, ctx, "here")[rate].tolist() == [1.0 / (0.5 * 2 * 4)] * 2
+
+
+def test_a_noisy_run_term_is_paired_with_its_runs_left_side():
+    """The lemma's boundary with the overhead itself noisy (read off each of six noisy runs, sd 0.02)
+    and the left side a little noisy (sd 0.005), their expectations equal: judged on the runs'
+    differences lhs − rhs the rule rejects at most 4 of 200 designs (size ≤ 0.5%: the binomial tail
+    beyond 4 is 0.4%; measured: 0); the right side taken exact at its mean (the rule before the pairing:
+    the same terms given S × P) counts only the left side's noise, four times smaller than the overhead's,
+    and rejects 119 of 200 (asserted: ≥ 80, five binomial standard deviations below).  Paired, a left
+    side that is each run's own right side exactly (the overhead's noise shared) has no spread and sits
+    on its bound: never rejected; the same raised 40 standard errors of the differences is."""
+    rate = np.full((S, P), 0.05)
+    rejected, exact_rhs = 0, 0
+    for seed in range(200):
+        rng = np.random.default_rng(seed)
+        over = 1.0 + 0.02 * rng.standard_normal((S, 6, P))
+        lhs = 1.05 + 0.005 * rng.standard_normal((S, 6, P))
+        runs = {**_terms(rate, over.mean(axis=1)), OVERHEAD: over}
+        rate_label = next(k for k in runs if "B" in k)
+        runs[rate_label] = rate
+        rejected += _judge(NOISY, lhs, runs).status == "inconsistent"
+        exact_rhs += _judge(NOISY, lhs, _terms(rate, over.mean(axis=1))).status == "inconsistent"
+    assert rejected <= 4 and exact_rhs >= 80, (rejected, exact_rhs)
+    shared = rate[:, None, :] + over
+    assert _judge(NOISY, shared, runs).status != "inconsistent"
+    d = lhs - shared
+    far = lhs.copy()
+    far[0, :, 0] += 40 * d[0, :, 0].std(ddof=1) / np.sqrt(6)
+    assert _judge(NOISY, far, runs).status == "inconsistent"
 
 
 def test_a_sweep_of_rounds_reads_each_points_overhead_at_its_own_R():
@@ -158,7 +187,7 @@ def test_a_sweep_of_rounds_reads_each_points_overhead_at_its_own_R():
     assert not prefixes(alone)
     a, b = measure(along_r, 0), measure(alone, 0)
     assert np.array_equal(a.terms[OVERHEAD], b.terms[OVERHEAD]) and np.array_equal(a.G, b.G)
-    assert len(set(a.terms[OVERHEAD][0].tolist())) == 4
+    assert a.terms[OVERHEAD].shape == (3, 1, 4) and len(set(a.terms[OVERHEAD][0, 0].tolist())) == 4
 
 
 @pytest.mark.parametrize(("changes", "says"), [

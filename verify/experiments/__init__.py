@@ -103,13 +103,12 @@ _ALL = (
         _strongly_convex,
     ),
     group_experiment(paper_claims.GROUPS["fedcanon-pl-rate"]),
-    Experiment("svrg-contraction", "svrg-5", "SVRG contraction vs m and h", others.svrg_contraction),
+    claim_experiment(paper_claims.CLAIMS["svrg-contraction"], "SVRG's factor per epoch vs m: ≲ 1/(μhm) + hL"),
 )
 
 #: what each experiment that sweeps its own generator varies (named when it does not apply to a file)
 _SWEEPS = {
     "fco-4.1-minibatch": "η_cKL", "fco-4.2-vs-4.1": "R around each instance's L²B/G²",
-    "svrg-contraction": "m and h",
 }
 _ALL = tuple(dataclasses.replace(e, sweeps=_SWEEPS.get(e.name, e.sweeps)) for e in _ALL)
 EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in _ALL}
