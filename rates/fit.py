@@ -92,13 +92,18 @@ def loglog_slope(x: np.ndarray, Y: np.ndarray, seed: int = 0) -> SlopeFit:
         seed: unused (the interval is exact, nothing is resampled); kept for callers.
 
     """
-    from scipy.stats import t as student
-
     del seed
     x = np.asarray(x, dtype=float)
     Y = _as_rows(Y)
     _check_positive(x, Y)
-    lx, LY = np.log(x), np.log(Y)
+    return _log_slope(np.log(x), Y)
+
+
+def _log_slope(lx: np.ndarray, Y: np.ndarray) -> SlopeFit:
+    """``loglog_slope`` on the sweep's logarithm ``lx`` itself (a semi-log fit passes t: no exp(t))."""
+    from scipy.stats import t as student
+
+    LY = np.log(Y)
     ly = LY.mean(axis=0)
     slope, icpt = _line(lx, ly)
     resid = ly - (icpt + slope * lx)
@@ -180,7 +185,9 @@ def contraction(Y: np.ndarray, start: int = 0, stop: int | None = None, seed: in
     t = np.arange(start, stop, dtype=float)
     if t.size < 3:
         raise ValueError(f"contraction fit: window [{start}, {stop}) has {t.size} points; the rule is >= 3")
-    fit = loglog_slope(np.exp(t), Y[:, start:stop], seed=seed)
+    window = Y[:, start:stop]
+    _check_positive(t - start + 1.0, window)  # the window's y (t itself may be 0)
+    fit = _log_slope(t - start, window)  # log y against t itself: exp(t) overflows past t ≈ 709
     return Contraction(float(np.exp(fit.slope)), float(np.exp(fit.lo)), float(np.exp(fit.hi)), start, stop)
 
 

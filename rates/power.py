@@ -11,8 +11,7 @@ at the experiment's own sweep points and with its own noise, that break the clai
 * the evidence lists what the rule rejects and what it misses, so the report can show it.
 
 Counterfeits keep the measurement's noise: an exponent violation multiplies each measured row by
-(x/x₀)^(q − ŝ) — the fitted trend ŝ is replaced by q, the residuals stay.  (A linear rate's
-violations, sub-linear decays, are simulated by its own calibrated rule in ``rates.linear``.)
+(x/x₀)^(q − ŝ) — the fitted trend ŝ is replaced by q, the residuals stay.
 """
 
 from __future__ import annotations

@@ -24,12 +24,10 @@ The numeric rules (δ = ``DELTA``, w = ``MAX_WIDTH``; [lo, hi] is the fit's 98% 
 * **inequality** (constant 1, e.g. Lemma 4.4): ``rates.inequality.bounded_by`` — run by run, a mean
   over seeds above its bound by more than its Bonferroni t-quantile × standard error (exactly, for a
   deterministic run), with its size and power (each tested term deleted) measured.
-* **linear rate**: ``rates.linear.linear_rate`` — the decay's log-decrement over the window's last
-  third against its middle third, with a critical value exact on a stated legal family (one
-  exponential, accelerating, a transient carrying ≤ 60% of the curve by the middle third: a gap to a
-  neighbourhood mixes rates ρ and ρ²) and its size and power against sub-linear decays (1/t^p …
-  exp(−t^0.75)) measured at the window; it replaced a first-half/second-half ratio ≥ 0.7, which
-  passed exp(−t^0.75) (its ratio is 0.68) — the new rule says it has no power against it.
+* **linear rate**: a claim (``verify.paper_claims.fedcanon_pl_linear``) — the rate of the gap's linear
+  phase within the first R rounds is a lower bound ≳ 1 along R (the bounded-ratio rule on its
+  reciprocal); it replaced a window-shape rule (the log-decrement of the last third against the middle
+  third), which had no power against exp(−t^0.75) on any window a converging curve fills.
 
 Every threshold above is applied to a computed statistic through ``rates.threshold`` (a value within
 a relative 1e-9 of a threshold is the threshold), so that no verdict depends on the last bits that
@@ -37,8 +35,8 @@ differ between machines.
 
 ``consistent`` stands only where the rule also rejects the violations of its claim: the exponent,
 identity and must-differ rules through ``rates.power.powered`` (plus ``exponent_oc``'s exact rates);
-the bounded-ratio, linear-rate and inequality rules by their own simulated power (``rates.oc``,
-``rates.linear``, ``rates.inequality``).
+the bounded-ratio and inequality rules by their own simulated power (``rates.oc``,
+``rates.inequality``).
 """
 
 from __future__ import annotations

@@ -236,8 +236,11 @@ def _lower(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int
     like (1/b)^1.2 … 1.5 — a rate vanishing like b^1.2 … 1.5, faster than the bound allows.  A run that
     does not contract (any repetition's −log q ≤ 0, ``statistic="rate"``) fails the bound outright.  A
     point not measured on some instance (no rate, or y within its resolution) is never cut from the
-    sweep — the small-bound end is where a lower bound fails — the verdict is inconclusive, naming it.
-    What is measured is reported as measured (y and b), the judged ratio named.
+    sweep's end — the small-bound end is where a lower bound fails — the verdict is inconclusive, naming
+    it; the sweep's start alone unmeasured (``_unmeasured_start``: a rate along R whose first horizons hold
+    no linear phase of 3 points, which is how a sublinear curve starts) is cut, the rest judged when at
+    least ``MIN_POINTS`` remain.  What is measured is reported as measured (y and b), the judged ratio
+    named.
     """
     measured = _measured(c, G3, floor, b, seed, seeds)
     name = readable_name(c.symbols()["name"])
@@ -250,17 +253,40 @@ def _lower(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int
                       f"{c.along[1][j]:g}, where the bound {c.bound_text()} is {b[i, j]:.3g} > 0")
             return Verdict(INCONSISTENT, "lower bound", reason, {"rate": float(G3[i, k, j])}), measured
     missing = ~np.all(G3 > floor[:, None, :], axis=(0, 1))  # nan compares False: not measured
-    if missing.any():
+    why = "no linear phase of 3 points, or" if c.statistic in ("rate", "factor") else "at or below"
+    keep = _unmeasured_start(c, missing)
+    if keep is None:
         where = ", ".join(f"{v:g}" for v in np.asarray(c.along[1])[missing])
-        why = "no linear phase of 3 points, or" if c.statistic in ("rate", "factor") else "at or below"
         reason = (f"not measured at {name} = {where} on some instance ({c.statistic} of {c.measure}: {why} "
                   "its resolution); a lower bound is judged on the whole sweep, its small-bound end "
                   "included — run longer, or start further from the optimum")
         return Verdict(INCONCLUSIVE, "resolution", reason, {}), measured
-    v, upper = judge_data(replace(c, sense=UPPER), 1.0 / G3, np.zeros_like(floor), 1.0 / b, seed, seeds,
-                          random)
+    values = tuple(np.asarray(c.along[1])[keep].tolist())
+    v, upper = judge_data(replace(c, sense=UPPER, along=(c.along[0], values)), 1.0 / G3[..., keep],
+                          np.zeros_like(floor[:, keep]), 1.0 / b[:, keep], seed, seeds, random)
     measured.update({k: x for k, x in upper.items() if k not in measured}, judged="bound / measured ≲ 1")
+    if missing.any():
+        cut = ", ".join(f"{v:g}" for v in np.asarray(c.along[1])[missing])
+        edge = f"≥ {min(values):g}" if c.direction == "grows" else f"≤ {max(values):g}"
+        v = replace(v, reason=f"{v.reason} (judged where {name} {edge}: {name} = {cut} not measured on some "
+                    f"instance — {c.statistic} of {c.measure}: {why} its resolution)")
+        measured["unmeasured_start"] = [float(x) for x in np.asarray(c.along[1])[missing]]
     return replace(v, rule=f"{v.rule} (1/y ≲ 1/bound)"), measured
+
+
+def _unmeasured_start(c: Claim, missing: np.ndarray) -> np.ndarray | None:
+    """The points a lower bound is judged on: all, or all but an unmeasured start; None when it cannot be.
+
+    Along the direction (growing values, or shrinking ones for ``direction="shrinks"``) the unmeasured
+    points must be the first ones, and at least ``MIN_POINTS`` measured ones must follow: the direction's
+    end, where a lower bound fails, is then measured.  Indices in the sweep's own order.
+    """
+    values = np.asarray(c.along[1], dtype=float)
+    order = np.argsort(values if c.direction == "grows" else -values)
+    k = int(np.argmin(missing[order])) if not missing.all() else len(order)
+    if missing[order][k:].any() or len(order) - k < MIN_POINTS:
+        return None
+    return np.sort(order[k:])
 
 
 def _one_bound(c: Claim, b: np.ndarray) -> bool:

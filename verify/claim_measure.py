@@ -16,6 +16,7 @@ from fcocheck.verify.claim import (
     IDENTITY,
     Claim,
     InvalidClaimError,
+    as_expr,
     method_name,
 )
 from fcocheck.verify.claim_expr import bound_terms, evaluate, is_expression, own_constants, point, positive
@@ -372,7 +373,7 @@ def terms_at(c: Claim, traces: Sequence[Any], ctx: Mapping[str, float], where: s
 
 
 #: statistics of a curve's first R rounds alone (``prefixes``)
-PREFIX_STATISTICS = ("last", "mean", "tail_mean", "mean_above_floor")
+PREFIX_STATISTICS = ("last", "mean", "tail_mean", "mean_above_floor", "rate", "factor")
 
 
 
@@ -399,10 +400,12 @@ def prefixes(c: Claim) -> bool:
 
     A run of R rounds is the first R rounds of a longer one (the engine draws every random choice round by
     round, and nothing in a round depends on the rounds to come) — so when no hyper-parameter depends on
-    R (a number, not an expression) and the statistic reads the curve's first R rounds only.
+    R (a number, or an expression without R: a step on the instance's L) and the statistic reads the
+    curve's first R rounds only (a rate: the phase of those rounds, ``rates.fit.phase_rate``).
     """
     return (c.along[0] == "rounds" and c.statistic in PREFIX_STATISTICS and not c.twin
-            and not any(is_expression(x) for x in c.hp.values()))
+            and not any(is_expression(x) and "R" in {str(s) for s in as_expr(x, c.name).free_symbols}
+                        for x in c.hp.values()))
 
 
 def first_seeds(c: Claim, seed: int, instances: Sequence[int] | None = None) -> list[int]:

@@ -15,8 +15,9 @@ Nothing changes if ``scipy.stats`` or cvxpy is already imported (the plain impor
 more), and the models, the solver and its answers are the same objects and bits either way.  A cvxpy that
 imports a *submodule* of scipy.stats (``import scipy.stats.distributions``: the stand-in is no package)
 fails inside the window; it is then imported again, plainly.  Who gains: a process whose first import
-of cvxpy comes before anything loads scipy.stats — the cold solve, the worst cases (PEPit); a claim's
-process has scipy.stats already (``rates.linear``) and gains nothing.
+of cvxpy comes before anything loads scipy.stats — the cold solve, the worst cases (PEPit), a claim's
+process at its first reference optimum (the rules import scipy.stats only when they judge); one that
+loaded scipy.stats first gains nothing.
 """
 
 from __future__ import annotations

@@ -183,8 +183,10 @@ def test_a_sweep_of_rounds_reads_each_points_overhead_at_its_own_R():
                                   {**DRIFT.problem[1], "zeta": 8.0}), hp={"eta_c": 0.01, "local_steps": 8},
                                   seeds=3)
     assert prefixes(along_r)
-    alone = dataclasses.replace(along_r, hp={"eta_c": "0.01 + 0*L", "local_steps": 8})  # one run per point
-    assert not prefixes(alone)
+    # a step naming R (equal to 0.01 at every R here): one run per point
+    alone = dataclasses.replace(along_r, hp={"eta_c": "Min(0.01, R + 1)", "local_steps": 8})
+    assert not prefixes(alone) and prefixes(dataclasses.replace(along_r, hp={"eta_c": "0.01 + 0*L",
+                                                                            "local_steps": 8}))
     a, b = measure(along_r, 0), measure(alone, 0)
     assert np.array_equal(a.terms[OVERHEAD], b.terms[OVERHEAD]) and np.array_equal(a.G, b.G)
     assert a.terms[OVERHEAD].shape == (3, 1, 4) and len(set(a.terms[OVERHEAD][0, 0].tolist())) == 4

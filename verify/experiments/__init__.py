@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 
 from fcocheck.verify import paper_claims
-from fcocheck.verify.experiments import others
 from fcocheck.verify.experiments.base import Experiment, Result
 
 USER_CLAIM = "user claim"
@@ -98,10 +97,8 @@ _ALL = (
     claim_experiment(paper_claims.CLAIMS["fedcanon-heterogeneity"],
                      "floor independent of ζ (FedMiD-avg as negative control)"),
     group_experiment(paper_claims.GROUPS["fedcanon-floor-structure"]),
-    Experiment(
-        "fedcanon-pl-linear", "fedcanon-2", "linear contraction under proximal PL", others.fedcanon_pl,
-        _strongly_convex,
-    ),
+    claim_experiment(paper_claims.CLAIMS["fedcanon-pl-linear"],
+                     "the linear phase's rate does not vanish with R", _strongly_convex),
     group_experiment(paper_claims.GROUPS["fedcanon-pl-rate"]),
     claim_experiment(paper_claims.CLAIMS["svrg-contraction"], "SVRG's factor per epoch vs m: ≲ 1/(μhm) + hL"),
 )

@@ -14,8 +14,6 @@ import numpy as np
 
 from fcocheck.rates.fit import SlopeFit, loglog_slope
 from fcocheck.rates.inequality import bounded_by
-from fcocheck.rates.linear import LEVEL as LINEAR_LEVEL
-from fcocheck.rates.linear import linear_rate
 from fcocheck.rates.oc import LEVEL, MIN_POINTS, bounded_ratio, power_summary, resolved_prefix
 from fcocheck.rates.power import (
     Violation,
@@ -154,18 +152,6 @@ def every_instance(verdicts: Sequence[Verdict], seeds: Sequence[int]) -> Verdict
           + "; ".join(f"[{s}] {v.reason}" for s, v in zip(seeds, verdicts, strict=True)))
     return _combine(verdicts, [f"seed {s}" for s in seeds], None, ok, "",
                     {"instances": [w.evidence for w in verdicts]})
-
-
-def linear(Y: np.ndarray, start: int, stop: int, seed: int = 0, deterministic: bool = False,
-           instances: int = 1) -> Verdict:
-    """A linear rate on [start, stop): ``rates.linear.linear_rate`` (its size and power measured).
-
-    ``instances``: how many instances the claim is judged on; each takes 1/instances of the rule's
-    false-alarm budget, so the claim's size (their sum) stays within it.
-    """
-    level = 1 - (1 - LINEAR_LEVEL) / instances
-    return linear_rate(np.asarray(Y, dtype=float), start, stop, seed=seed, deterministic=deterministic,
-                       level=level)
 
 
 def inequality(lhs: Sequence[float | Sequence[float]], terms: dict[str, Sequence[float]],

@@ -28,6 +28,7 @@ from fcocheck.verify.paper_claims import (
     fedcanon_floor_lambda,
     fedcanon_floor_structure,
     fedcanon_heterogeneity,
+    fedcanon_pl_linear,
     fedcanon_pl_rate,
     fedcanon_transient,
     svrg_contraction,
@@ -40,7 +41,8 @@ CLAIMS = {c.name: c for c in (fco_eq_4_5.CLAIM,
                               fco_4_3_tuned_r.CLAIM,
                               fco_4_2_rounds.CLAIM, fco_4_2_vs_4_1.CLAIM,
                               fedcanon_floor_b.CLAIM, fedcanon_floor_lambda.CLAIM,
-                              fedcanon_heterogeneity.CLAIM, fedcanon_transient.CLAIM, svrg_contraction.CLAIM)}
+                              fedcanon_heterogeneity.CLAIM, fedcanon_transient.CLAIM, svrg_contraction.CLAIM,
+                              fedcanon_pl_linear.CLAIM)}
 #: studies of several claims each (``verify.claim_group``), by name
 GROUPS = {g.name: g for g in (fedcanon_floor_structure.GROUP, fedcanon_pl_rate.GROUP, fco_curse_rate.GROUP,
                               fco_4_1_speedup.GROUP, fco_4_1_minibatch.GROUP, fco_lemma_4_4.GROUP)}
