@@ -162,7 +162,7 @@ def nnls_terms(terms: dict[str, np.ndarray], y: np.ndarray) -> TermFit:
 
 @dataclass(frozen=True)
 class Contraction:
-    """y_t ≈ A·c^t over a window: the factor c with a bootstrap interval."""
+    """y_t ≈ A·c^t over a window: the factor c with its Student-t interval (``loglog_slope``'s)."""
 
     factor: float
     lo: float
@@ -212,14 +212,42 @@ def phase_rate(y: np.ndarray, resolution: float = 0.0) -> float:
         return float("-inf")
     g = np.maximum(g, 1e-300)
     if g.size >= 2 and g[-1] > g[0]:
-        return float(-np.log(g[-1] / g[0]) / (g.size - 1))
-    floor = max(float(np.mean(g[-max(g.size // 10, 1):])), 1e-14 * float(g[0]), float(resolution))
-    above = np.nonzero(g > PHASE_END * floor)[0]
+        return _overall_rate(g)
+    above = _above_floor(g, resolution)
     if not above.size or above.max() < 2:
         return float("nan")
     stop = int(above.max()) + 1
     start = min(stop // 2, stop - 3)
     return float(-np.log(contraction(g[None, :], start, stop).factor))
+
+
+def phase_factor(y: np.ndarray, resolution: float = 0.0) -> float:
+    """The contraction q per step of a curve's linear phase, what an upper bound on q judges.
+
+    e^{−rate} of ``phase_rate`` where the phase is measured.  Where it is not, the two cases part: a
+    curve that never falls ``PHASE_END``× above its floor (flat, stalled, or slow) is given its factor
+    over the whole run, (y_n/y_0)^{1/n} — ≥ 1 when it does not contract, so an upper bound on q fails on
+    it instead of skipping it —, while one that falls within 2 steps (faster than the window resolves)
+    stays unmeasured (nan); a curve that leaves the finite numbers has q = ∞.
+    """
+    g = np.asarray(y, dtype=float)
+    if not np.all(np.isfinite(g)):
+        return float("inf")
+    g = np.maximum(g, 1e-300)
+    if g.size >= 2 and not _above_floor(g, resolution).size:
+        return float(np.exp(-_overall_rate(g)))
+    return float(np.exp(-phase_rate(g, resolution)))
+
+
+def _overall_rate(g: np.ndarray) -> float:
+    """−log q over the whole curve: log(y_0/y_n)/n."""
+    return float(-np.log(g[-1] / g[0]) / (g.size - 1))
+
+
+def _above_floor(g: np.ndarray, resolution: float) -> np.ndarray:
+    """The steps above ``PHASE_END`` × the floor (``phase_rate``'s: tail mean, 10⁻¹⁴·y₀, resolution)."""
+    floor = max(float(np.mean(g[-max(g.size // 10, 1):])), 1e-14 * float(g[0]), float(resolution))
+    return np.nonzero(g > PHASE_END * floor)[0]
 
 
 @dataclass(frozen=True)

@@ -175,8 +175,10 @@ class Claim:
             −log q per round over the slow half of the curve's linear phase, ``rates.fit.phase_rate``; a
             curve without one is unresolved there, one that does not contract (−log q ≤ 0) fails a
             lower bound outright), ``factor`` (that phase's contraction q = e^{−rate} per round itself,
-            what a bound of the form f_t − f* ≤ c^t (f_0 − f*) bounds: SVRG's eq. (5); resolved where the
-            rate is, ≥ 1 for a run that does not contract, ∞ for one that left the finite numbers).
+            what a bound of the form f_t − f* ≤ c^t (f_0 − f*) bounds: SVRG's eq. (5); a curve without a
+            phase because it never falls 100× — flat, stalled — gets its factor over the whole run, ≥ 1
+            when it does not contract; one that leaves the finite numbers ∞, which fails an upper bound
+            outright; one that falls within 2 steps is unresolved; ``rates.fit.phase_factor``).
         constants_over: ``point`` (each point's instance supplies its measured constants) or ``sweep``
             (a sweep of a generator parameter: each measured constant is the largest over the instance
             seed's sweep — one step and one bound constant for the whole sweep, as a class's L is).
@@ -220,8 +222,9 @@ class Claim:
             otherwise it stays inconsistent, saying the cause was not confirmed
             (``rates.verdict.known_disagreement``: a new failure never hides behind a documented one).
         run_terms: sense ``≤``: names the bound may use for values measured on the same runs, name → trace
-            metric (its last value, the mean over the point's runs) — Lemma 4.4's L·D_disc is the engine's
-            ``discrepancy_overhead``.
+            metric (its last value, read off each run: each term is evaluated run by run and paired with
+            that run's left side — the mean of a term nonlinear in a run term is E[f(X)], not f(E[X]))
+            — Lemma 4.4's L·D_disc is the engine's ``discrepancy_overhead``.
         tested: sense ``≤``: names whose terms of the bound (each term of the sum that contains one) the
             design must show are needed — deleted from the bound, the inequality must break in at least
             ``rates.oc.POWER`` of simulated repetitions (the rule's power); at least one.

@@ -107,8 +107,18 @@ def judge_data(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed:
     """
     from fcocheck.verify.experiments.judge import bound_instances
 
+    informative = _informative_horizons(c, G3)
+    if informative < len(c.along[1]):  # a rate of the first R rounds, the same from some R on
+        return _frozen(c, G3, floor, b, seed, seeds, random, informative)
     if c.sense == LOWER:
         return _lower(c, G3, floor, b, seed, seeds, random)
+    if c.statistic == "factor" and np.isinf(G3).any():  # an upper bound or a law on q: a diverged run
+        i, k, j = (int(x[0]) for x in np.nonzero(np.isinf(G3)))
+        s = seeds[i] if seeds is not None else seed + i
+        reason = (f"diverged: q = ∞ on instance {s} (run {k}) at {readable_name(c.symbols()['name'])} = "
+                  f"{c.along[1][j]:g} — the run left the finite numbers, where the bound {c.bound_text()} is "
+                  f"{b[i, j]:.3g}")
+        return Verdict(INCONSISTENT, "bounded factor", reason, {}), _measured(c, G3, floor, b, seed, seeds)
     if c.sense == IDENTITY:
         return _identity(c, G3, b), _measured(c, G3, floor, b, seed, seeds)
     if c.sense == CROSSOVER:
@@ -228,6 +238,52 @@ def _at_most(c: Claim, G3: np.ndarray, b: np.ndarray, terms: Mapping[str, np.nda
     return v, measured
 
 
+def _informative_horizons(c: Claim, G3: np.ndarray) -> int:
+    """How many of a sweep of R carry information for a rate (or factor) of the first R rounds.
+
+    The statistic is read off the curve's phase down to its floor (``rates.fit.phase_rate``); once every
+    instance's curve is at its floor by some R, each longer horizon reads the same phase and gives the
+    same bits.  Counted: the horizons up to the first from which every run's value equals its value at
+    the largest R (all of them for any other claim, or when a value at the largest R is not a measured
+    positive number: the rules judge those).
+    """
+    P = len(c.along[1])
+    if c.along[0] != "rounds" or c.statistic not in ("rate", "factor") or P < 2:
+        return P
+    order = np.argsort(np.asarray(c.along[1], dtype=float))
+    G = G3[..., order]
+    if not np.all(np.isfinite(G[..., -1]) & (G[..., -1] > 0)):  # unmeasured, stalled or diverged: judged
+        return P
+    same = np.all(G == G[..., -1:], axis=(0, 1))
+    first = P - int(np.argmin(same[::-1])) if not same.all() else 0  # the start of the trailing run of same
+    return max(first + 1, 1)
+
+
+def _frozen(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int,
+            seeds: Sequence[int] | None, random: bool, informative: int) -> tuple[Verdict, dict[str, Any]]:
+    """A rate of the first R rounds judged on the horizons before it freezes (``_informative_horizons``).
+
+    With fewer than ``MIN_POINTS`` of them the claim has no power: every curve that reaches its floor as
+    early — a linear one, or a fast polynomial or stretched-exponential one — reads the same, and the
+    verdict says so (never consistent).  Otherwise the claim is judged on them, saying where it stopped.
+    """
+    order = np.sort(np.argsort(np.asarray(c.along[1], dtype=float))[:informative])
+    R = np.asarray(c.along[1])[order]
+    last = float(np.max(R))
+    if informative < MIN_POINTS:
+        reason = (f"no power: the {c.statistic} of the first R rounds is the same from R = {last:g} on, on "
+                  f"every instance (the curves are at their floor by then): {informative} informative "
+                  f"horizon(s), the rule needs {MIN_POINTS} — any curve at its floor by R = {last:g} reads "
+                  "the same (a linear one, or 1/t^6, exp(−√t) as fast); a sublinear one that is not is "
+                  "rejected")
+        return Verdict(INCONCLUSIVE, "informative horizons", reason, {"frozen_from": last}), \
+            _measured(c, G3, floor, b, seed, seeds)
+    kept = replace(c, along=(c.along[0], tuple(R.tolist())))
+    v, measured = judge_data(kept, G3[..., order], floor[:, order], b[:, order], seed, seeds, random)
+    return replace(v, reason=f"{v.reason} (judged on R ≤ {last:g}: the {c.statistic} is the same from there "
+                   "on, on every instance)"), measured
+
+
 def _lower(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int,
            seeds: Sequence[int] | None, random: bool) -> tuple[Verdict, dict[str, Any]]:
     """A lower bound y ≳ b judged as 1/y ≲ 1/b by the upper rule, its size and power (a time constant).
@@ -257,9 +313,13 @@ def _lower(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int
     keep = _unmeasured_start(c, missing)
     if keep is None:
         where = ", ".join(f"{v:g}" for v in np.asarray(c.along[1])[missing])
+        at_start = _unmeasured_start(c, missing, least=0) is not None  # only the start, too few left
+        said = (f"only the sweep's start, and {int((~missing).sum())} points remain where the rule needs "
+                f"{MIN_POINTS} — extend the sweep" if at_start else
+                "a lower bound's sweep is never cut where it ends, the end where it fails — run longer, or "
+                "start further from the optimum")
         reason = (f"not measured at {name} = {where} on some instance ({c.statistic} of {c.measure}: {why} "
-                  "its resolution); a lower bound is judged on the whole sweep, its small-bound end "
-                  "included — run longer, or start further from the optimum")
+                  f"its resolution): {said}")
         return Verdict(INCONCLUSIVE, "resolution", reason, {}), measured
     values = tuple(np.asarray(c.along[1])[keep].tolist())
     v, upper = judge_data(replace(c, sense=UPPER, along=(c.along[0], values)), 1.0 / G3[..., keep],
@@ -274,17 +334,17 @@ def _lower(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int
     return replace(v, rule=f"{v.rule} (1/y ≲ 1/bound)"), measured
 
 
-def _unmeasured_start(c: Claim, missing: np.ndarray) -> np.ndarray | None:
+def _unmeasured_start(c: Claim, missing: np.ndarray, least: int = MIN_POINTS) -> np.ndarray | None:
     """The points a lower bound is judged on: all, or all but an unmeasured start; None when it cannot be.
 
     Along the direction (growing values, or shrinking ones for ``direction="shrinks"``) the unmeasured
-    points must be the first ones, and at least ``MIN_POINTS`` measured ones must follow: the direction's
+    points must be the first ones, and at least ``least`` measured ones must follow: the direction's
     end, where a lower bound fails, is then measured.  Indices in the sweep's own order.
     """
     values = np.asarray(c.along[1], dtype=float)
     order = np.argsort(values if c.direction == "grows" else -values)
     k = int(np.argmin(missing[order])) if not missing.all() else len(order)
-    if missing[order][k:].any() or len(order) - k < MIN_POINTS:
+    if missing[order][k:].any() or len(order) - k < least:
         return None
     return np.sort(order[k:])
 

@@ -286,7 +286,7 @@ def measure_instance(c: Claim, s: int, plan: _Plan | None = None) -> _Row:
 
     ``plan``: its ``_plan``, when ``measure`` made it already (its hp expressions are sympy's to evaluate).
     """
-    from fcocheck.rates.fit import phase_rate
+    from fcocheck.rates.fit import phase_factor, phase_rate
     from fcocheck.solvers.reference.certificate import RESOLVED
     from fcocheck.verify.experiments.base import runs, tail_mean
 
@@ -333,8 +333,7 @@ def measure_instance(c: Claim, s: int, plan: _Plan | None = None) -> _Row:
                     if v == max(values):
                         above[k] = tail_mean(y[:-1], c.tail)
                 elif c.statistic in ("rate", "factor"):  # resolved where its phase is: judged where finite
-                    rate = phase_rate(y, floor[j])
-                    G[k, j] = rate if c.statistic == "rate" else float(np.exp(-rate))
+                    G[k, j] = (phase_rate if c.statistic == "rate" else phase_factor)(y, floor[j])
                 else:
                     G[k, j] = statistic(c, y)
             if c.sense == AT_MOST:

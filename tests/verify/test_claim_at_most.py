@@ -152,7 +152,8 @@ def test_a_noisy_run_term_is_paired_with_its_runs_left_side():
     the same terms given S × P) counts only the left side's noise, four times smaller than the overhead's,
     and rejects 119 of 200 (asserted: ≥ 80, five binomial standard deviations below).  Paired, a left
     side that is each run's own right side exactly (the overhead's noise shared) has no spread and sits
-    on its bound: never rejected; the same raised 40 standard errors of the differences is."""
+    on its bound: never rejected; the same raised twice the rule's critical value (the Bonferroni t
+    quantile at 5 d.o.f. over 12 runs, ≈ 7.1) in standard errors of the differences is."""
     rate = np.full((S, P), 0.05)
     rejected, exact_rhs = 0, 0
     for seed in range(200):
@@ -167,9 +168,11 @@ def test_a_noisy_run_term_is_paired_with_its_runs_left_side():
     assert rejected <= 4 and exact_rhs >= 80, (rejected, exact_rhs)
     shared = rate[:, None, :] + over
     assert _judge(NOISY, shared, runs).status != "inconsistent"
+    from fcocheck.rates.inequality import critical
+
     d = lhs - shared
     far = lhs.copy()
-    far[0, :, 0] += 40 * d[0, :, 0].std(ddof=1) / np.sqrt(6)
+    far[0, :, 0] += 2 * critical(np.full(S * P, 6))[0] * d[0, :, 0].std(ddof=1) / np.sqrt(6)
     assert _judge(NOISY, far, runs).status == "inconsistent"
 
 

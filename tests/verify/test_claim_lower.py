@@ -12,7 +12,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from fcocheck.rates.fit import phase_rate
+from fcocheck.rates.fit import phase_factor, phase_rate
 from fcocheck.verify.claim import InvalidClaimError
 from fcocheck.verify.claim_judge import judge, judge_data
 from fcocheck.verify.claim_text import statement_latex
@@ -99,6 +99,41 @@ def test_the_phase_rate_reads_the_slow_mode_and_says_when_there_is_none():
     assert np.isnan(phase_rate(np.array([1.0, 0.1])))  # too short to fit
     # a phase of 4 points is fitted inside it (its last 3), not into the floor after it
     assert phase_rate(np.exp(-1.5 * t[:40]) + 1e-4) == pytest.approx(1.5, rel=0.02)
+
+
+def test_the_phase_factor_gives_a_stalled_curve_its_factor_and_a_diverged_one_infinity():
+    """q = e^{−rate} where the phase is measured; a curve without one because it never falls 100× gets its
+    factor over the whole run (flat: 1, slow: its mean contraction), so an upper bound on q can fail on
+    it; one that falls within 2 steps stays unmeasured; a diverged one is ∞."""
+    t = np.arange(401.0)
+    assert phase_factor(np.exp(-0.05 * t) + 1e-12) == pytest.approx(np.exp(-0.05), rel=1e-6)
+    assert phase_factor(np.full(401, 3.0)) == 1.0
+    assert phase_factor(np.exp(-0.001 * t)) == pytest.approx(np.exp(-0.001), rel=1e-9)  # 0.67× in 400
+    assert phase_factor(np.exp(0.01 * t)) == pytest.approx(np.exp(0.01))  # grows: q > 1
+    assert np.isnan(phase_factor(np.r_[1.0, 1e-20, 1e-20, 1e-20]))  # faster than resolved
+    assert phase_factor(np.r_[1.0, 0.5, np.inf]) == np.inf
+
+
+def test_an_upper_bound_on_a_factor_fails_on_a_diverged_or_stalled_run():
+    """SVRG's claim on synthetic factors: its own shape is not rejected; one run diverged (q = ∞) at one
+    point is inconsistent outright, naming it; a run that stalls (q = 1 from the middle of the sweep on,
+    where the bound keeps falling) is inconsistent by the ratio rule."""
+    from fcocheck.verify.paper_claims import CLAIMS
+
+    c = CLAIMS["svrg-contraction"]
+    m = np.asarray(c.along[1], dtype=float)
+    b = np.tile(1.0 / (0.002 * m) + 0.05, (3, 1))
+    noise = np.exp(0.02 * np.random.default_rng(0).standard_normal((3, 2, m.size)))
+    q = np.exp(-0.004 * m)[None, None, :] * noise
+    fl = np.zeros((3, m.size))
+    assert judge_data(c, q, fl, b, 0, [0, 1, 2])[0].status != "inconsistent"
+    diverged = q.copy()
+    diverged[1, 0, 3] = np.inf
+    v = judge_data(c, diverged, fl, b, 0, [0, 1, 2])[0]
+    assert v.status == "inconsistent" and "diverged" in v.reason and "instance 1" in v.reason, v.reason
+    stalled = q.copy()
+    stalled[:, :, 3:] = 1.0
+    assert judge_data(c, stalled, fl, b, 0, [0, 1, 2])[0].status == "inconsistent"
 
 
 def test_on_real_runs_a_bound_half_a_power_stronger_is_rejected_and_the_claim_holds():

@@ -32,11 +32,6 @@ def drift_quadratics(zeta: float, seed: int = 0) -> tuple[Problem, ReferenceSolu
     return drawn("quadratics", seed, DRIFT_TOL, **DRIFT, zeta=zeta)
 
 
-def named(name: str, **params) -> tuple[Problem, ReferenceSolution]:
-    """A generator instance with its reference solution."""
-    return drawn(name, params.pop("seed", 0), None, **params)
-
-
 def drawn(name: str, seed: int, tol: float | None = None, **params) -> tuple[Problem, ReferenceSolution]:
     """Generator ``name``'s instance ``seed`` and its reference optimum, cached per process.
 
