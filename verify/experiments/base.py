@@ -471,10 +471,10 @@ def plot_spec(
 
 
 #: quick-mode seconds on 2 cores (measured 2026-11-24; 4.1-speedup, pl-rate, floor-structure on 3 instances,
-#: variance-M on 16, svrg-contraction and pl-linear as claims: 2026-11-26): only the order in which a pool is
-#: fed depends on them (longest first), never a result
+#: variance-M on 16, svrg-contraction (compiled pass) and pl-linear as claims: 2026-11-26): only the order
+#: in which a pool is fed depends on them (longest first), never a result
 COST = {"fco-4.3-floor-K": 3.7, "fco-4.1-speedup": 17.4, "fco-curse-rate": 11.3, "fco-4.2-vs-4.1": 7.0,
-        "svrg-contraction": 13.0, "fedcanon-pl-linear": 7.3, "fedcanon-floor-structure": 6.5,
+        "svrg-contraction": 3.5, "fedcanon-pl-linear": 7.3, "fedcanon-floor-structure": 6.5,
         "fedcanon-heterogeneity": 1.9,
         "fco-4.3-floor-zeta": 1.7, "fedcanon-pl-rate": 4.5, "fco-4.2-rounds": 1.6,
         "fco-4.3-variance-M": 7.0}
