@@ -256,7 +256,7 @@ def _informative_horizons(c: Claim, G3: np.ndarray) -> int:
         return P
     same = np.all(G == G[..., -1:], axis=(0, 1))
     first = P - int(np.argmin(same[::-1])) if not same.all() else 0  # the start of the trailing run of same
-    return max(first + 1, 1)
+    return first + 1
 
 
 def _frozen(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int,
@@ -267,9 +267,9 @@ def _frozen(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: in
     early — a linear one, or a fast polynomial or stretched-exponential one — reads the same, and the
     verdict says so (never consistent).  Otherwise the claim is judged on them, saying where it stopped.
     """
-    order = np.sort(np.argsort(np.asarray(c.along[1], dtype=float))[:informative])
-    R = np.asarray(c.along[1])[order]
-    last = float(np.max(R))
+    kept, G, fl, bb = _on_points(c, np.sort(np.argsort(np.asarray(c.along[1], dtype=float))[:informative]),
+                                 G3, floor, b)
+    last = float(max(kept.along[1]))
     if informative < MIN_POINTS:
         reason = (f"no power: the {c.statistic} of the first R rounds is the same from R = {last:g} on, on "
                   f"every instance (the curves are at their floor by then): {informative} informative "
@@ -278,8 +278,7 @@ def _frozen(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: in
                   "rejected")
         return Verdict(INCONCLUSIVE, "informative horizons", reason, {"frozen_from": last}), \
             _measured(c, G3, floor, b, seed, seeds)
-    kept = replace(c, along=(c.along[0], tuple(R.tolist())))
-    v, measured = judge_data(kept, G3[..., order], floor[:, order], b[:, order], seed, seeds, random)
+    v, measured = judge_data(kept, G, fl, bb, seed, seeds, random)
     return replace(v, reason=f"{v.reason} (judged on R ≤ {last:g}: the {c.statistic} is the same from there "
                    "on, on every instance)"), measured
 
@@ -321,9 +320,9 @@ def _lower(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int
         reason = (f"not measured at {name} = {where} on some instance ({c.statistic} of {c.measure}: {why} "
                   f"its resolution): {said}")
         return Verdict(INCONCLUSIVE, "resolution", reason, {}), measured
-    values = tuple(np.asarray(c.along[1])[keep].tolist())
-    v, upper = judge_data(replace(c, sense=UPPER, along=(c.along[0], values)), 1.0 / G3[..., keep],
-                          np.zeros_like(floor[:, keep]), 1.0 / b[:, keep], seed, seeds, random)
+    sub, G, fl, bb = _on_points(replace(c, sense=UPPER), keep, G3, floor, b)
+    values = sub.along[1]
+    v, upper = judge_data(sub, 1.0 / G, np.zeros_like(fl), 1.0 / bb, seed, seeds, random)
     measured.update({k: x for k, x in upper.items() if k not in measured}, judged="bound / measured ≲ 1")
     if missing.any():
         cut = ", ".join(f"{v:g}" for v in np.asarray(c.along[1])[missing])
@@ -332,6 +331,13 @@ def _lower(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray, seed: int
                     f"instance — {c.statistic} of {c.measure}: {why} its resolution)")
         measured["unmeasured_start"] = [float(x) for x in np.asarray(c.along[1])[missing]]
     return replace(v, rule=f"{v.rule} (1/y ≲ 1/bound)"), measured
+
+
+def _on_points(c: Claim, idx: np.ndarray, G3: np.ndarray, floor: np.ndarray,
+               b: np.ndarray) -> tuple[Claim, np.ndarray, np.ndarray, np.ndarray]:
+    """The claim and its measurement on the sweep's points ``idx`` (indices in the sweep's own order)."""
+    values = tuple(np.asarray(c.along[1])[idx].tolist())
+    return replace(c, along=(c.along[0], values)), G3[..., idx], floor[:, idx], b[:, idx]
 
 
 def _unmeasured_start(c: Claim, missing: np.ndarray, least: int = MIN_POINTS) -> np.ndarray | None:
