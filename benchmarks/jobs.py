@@ -41,14 +41,23 @@ print(time.process_time() - t)
 """
 
 
-def timed(cmd: list[str], repeat: int = 1, env: dict[str, str] | None = None) -> tuple[float, float]:
-    """Best wall and best CPU (user + system of the child) seconds of ``cmd`` over ``repeat`` runs."""
+def timed(cmd: list[str], repeat: int = 1, env: dict[str, str] | None = None,
+          cwd: Path = ROOT) -> tuple[float, float]:
+    """Best wall and best CPU (user + system of the child) seconds of ``cmd`` over ``repeat`` runs.
+
+    Raises:
+        RuntimeError: the command failed (a failed job's seconds measure nothing); its stderr's tail
+            is in the message.
+    """
     walls, cpus = [], []
     for _ in range(repeat):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        done = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
         walls.append(time.perf_counter() - t0)
+        if done.returncode:
+            tail = done.stderr.decode(errors="replace")[-600:]
+            raise RuntimeError(f"{' '.join(map(str, cmd))} exited {done.returncode} in {cwd}:\n{tail}")
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     return min(walls), min(cpus)

@@ -1,6 +1,6 @@
-"""Every speed figure of issue 19 in one run, each beside a baseline measured in the same run.
+"""Every speed figure of issues 19 and 33 in one run, each beside a baseline measured in the same run.
 
-    python benchmarks/suite.py [--skip-jobs] [--scale]
+    python benchmarks/suite.py [--skip-jobs] [--scale] [--before CHECKOUT [--pairs N]] [--jobs-only]
 
 Prints one table: the figure, its value, the baseline it is compared with, the ratio, and the
 target.  Baselines are measured here, now, and are the best straightforward code for the same
@@ -10,8 +10,12 @@ work: a plain scikit-learn script to the same certified gap (for ``fcocheck solv
 many tiny clients), one full-gradient pass (for an FSVRG round), the bare gradient kernel (for an
 engine step).  Whole jobs are given in CPU seconds and as a multiple of the **calibration**, a fixed
 CPU-bound numpy workload run in the same session (``benchmarks/jobs.py``), so that figures from two
-machines compare.  Nothing is asserted: a benchmark reports, the tests check correctness.  The
-engine parts reuse ``benchmarks/engine.py``'s measurements, the FSVRG round its part v;
+machines compare; with ``--before`` (a checkout of an earlier commit, set up with its own ``.venv``)
+each whole job also runs there, alternating with this build, and the row "this build ÷ before" is the
+before/after ratio measured in one run (issue 33's targets for validate and the report).  A job that
+fails stops the suite (its seconds would measure nothing).  Nothing is asserted: a benchmark reports,
+the tests check correctness.  The engine parts reuse ``benchmarks/engine.py``'s measurements, the FSVRG
+round its part v; the FedDualAvg round at four shapes is against the best plain numpy round;
 ``--scale`` adds FedDualAvg on 10⁵ sparse logistic clients (10 rounds, peak RSS), which takes minutes.
 """
 
@@ -36,8 +40,8 @@ def row(rows: list, name: str, value: float, unit: str, base: float | None, base
     rows.append((name, value, unit, base, base_name, target))
 
 
-def commands(rows: list, skip_jobs: bool) -> None:
-    """Whole commands: the solve against scikit-learn, the jobs in CPU seconds against the calibration."""
+def commands(rows: list) -> None:
+    """Whole commands: ``--help``, and the solve against scikit-learn's script to the same gap."""
     from benchmarks import solve_sklearn
 
     bare = wall([sys.executable, "-c", "pass"], 5)
@@ -49,24 +53,62 @@ def commands(rows: list, skip_jobs: bool) -> None:
         f"scikit-learn Lasso script, tol {f['tol']:g} (wall)", "≤ 2×")
     row(rows, "fcocheck solve lasso-paper.npz (cached, CPU)", f["cached_cpu"], "s", f["sklearn_cpu"], sk,
         "≤ 1×")
-    if skip_jobs:
-        return
+
+
+_REPORT = ["report", "--quick", "--out", "{tmp}/r", "--store", "{tmp}/s.sqlite", "--no-progress"]
+
+#: the whole jobs: name, arguments after the CLI (``{tmp}`` is a fresh scratch folder), arguments run
+#: untimed first in the same folder (or None), and issue 33's target for this build ÷ an earlier one
+JOBS = (
+    ("validate all --quick", ["validate", "all", "--quick"], None, "≤ 1×"),
+    ("check --quick", ["check", "--quick", "--out", "{tmp}/check"], None, ""),
+    ("report --quick (empty store)", _REPORT, None, "≤ 0.6×"),
+    ("report --quick (reused)", _REPORT, _REPORT, ""),
+)
+
+
+def before_cli(checkout: Path) -> list[str]:
+    """The command line of an earlier checkout's fcocheck: its own ``.venv``, its own module path.
+
+    Before the four folders installed as ``fcocheck.*`` the CLI was ``reports.cli``.
+    """
+    python = checkout / ".venv" / "bin" / "python"
+    if not python.is_file():
+        raise SystemExit(f"--before {checkout}: no {python}; the rule is a checkout set up with its own "
+                         "venv (bash scripts/setup.sh in it)")
+    has = subprocess.run([str(python), "-c", "import fcocheck.reports.cli"], cwd=checkout,
+                         capture_output=True).returncode == 0
+    return [str(python), "-m", "fcocheck.reports.cli" if has else "reports.cli"]
+
+
+def jobs(rows: list, before: Path | None, pairs: int) -> None:
+    """Whole jobs in CPU seconds, serial, against the calibration; with ``before``, also against it.
+
+    Serial (``--workers 1``): a pool's workers are the forkserver's children, which the rusage of this
+    process's children never counts — with a pool the rows read 2–8 s for jobs of a minute or more.
+    With ``before`` each job runs ``pairs`` times in each build, alternating (earlier build first), the
+    best CPU of each side kept; the ratio row is this build ÷ the earlier one, both measured here, now.
+    """
     base = calibration()
-    # serial (--workers 1): a pool's workers are the forkserver's children, which the rusage of this
-    # process's children never counts — with them the rows read 2–8 s for jobs of a minute or more
-    serial = ["--workers", "1"]
-    with tempfile.TemporaryDirectory() as tmp:
-        store = f"{tmp}/s.sqlite"
-        for name, cmd in (
-            ("fcocheck validate all --quick (CPU, serial)", [*CLI, "validate", "all", "--quick", *serial]),
-            ("fcocheck check --quick (CPU, serial)",
-             [*CLI, "check", "--quick", "--out", f"{tmp}/check", *serial]),
-            ("fcocheck report --quick (empty store, CPU, serial)",
-             [*CLI, "report", "--quick", "--out", f"{tmp}/r", "--store", store, "--no-progress", *serial]),
-            ("fcocheck report --quick (reused, CPU, serial)",
-             [*CLI, "report", "--quick", "--out", f"{tmp}/r", "--store", store, "--no-progress", *serial]),
-        ):
-            row(rows, name, timed(cmd)[1], "s", base, f"calibration workload ({base:.2f} s)", "")
+    cal = f"calibration workload ({base:.2f} s)"
+    sides = [("", CLI, ROOT)]
+    if before is not None:
+        sides.insert(0, (" [before]", before_cli(before), before))
+    for name, args, setup, target in JOBS:
+        best = {label: float("inf") for label, _, _ in sides}
+        for _ in range(pairs if before is not None else 1):
+            for label, cli, cwd in sides:
+                with tempfile.TemporaryDirectory() as tmp:
+                    def command(a: list[str], tmp: str = tmp, cli: list[str] = cli) -> list[str]:
+                        return [*cli, *[x.format(tmp=tmp) for x in a], "--workers", "1"]
+                    if setup is not None:
+                        timed(command(setup), cwd=cwd)
+                    best[label] = min(best[label], timed(command(args), cwd=cwd)[1])
+        for label, _, _ in sides:
+            row(rows, f"fcocheck {name} (CPU, serial){label}", best[label], "s", base, cal, "")
+        if before is not None:
+            row(rows, f"fcocheck {name}: this build ÷ before", best[""], "s", best[" [before]"],
+                f"the same job at {before}", target)
 
 
 def engine(rows: list) -> None:
@@ -77,7 +119,6 @@ def engine(rows: list) -> None:
     algorithm's own computation; on lowrank-paper the map is 64 SVDs and dominates the step).
     """
     from benchmarks import engine as eng
-    from fcocheck.solvers.generators import generate
 
     for name in ("lasso-paper", "lowrank-paper"):  # engine.py part i's full windows
         f = eng.step_figures(name)
@@ -92,26 +133,53 @@ def engine(rows: list) -> None:
         if f["pass"] is not None:  # the engine's own client-major hot loop: what the rest of a round costs
             row(rows, "   the same ÷ bare compiled K-step pass", f["lean"] * 1e3, "ms", f["pass"] * 1e3,
                 "fused_steps.dual_trajectory ÷ K", "")
-    tiny = generate("lasso-paper", clients=10_000, samples=20, d=100, nnz=10)
-    loop, loop_name = eng.best_numpy_round(tiny, 0.05, 10)
+    for label, problem, target in round_shapes():
+        loop, loop_name = eng.best_numpy_round(problem, 0.05, 10)
+        base = f"best plain numpy: {loop_name} (no metrics)"
+        if label.startswith("10⁴"):
+            row(rows, f"{label}, one round (metrics on)", engine_round(problem, 1), "s", loop, base, "")
+        lean = engine_round(problem, 0)
+        row(rows, f"{label}, one round (metrics_every = R)", lean, "s", loop, base, target)
+
+
+def round_shapes() -> list[tuple[str, object, str]]:
+    """The FedDualAvg round's shapes of issue 33 and each one's target against the best numpy round.
+
+    lasso-paper and 10⁴ tiny clients (the engine's lead: ≤ 0.4×), 10² clients and d = 10 (where plain numpy
+    is level with it: ≤ 1×).  Each is lasso-paper's generator at another size (10 non-zero coordinates of
+    w*, 3 at d = 10).
+    """
+    from fcocheck.solvers.generators import generate
+
+    return [
+        ("lasso-paper", generate("lasso-paper"), "≤ 0.4×"),
+        ("10⁴ clients × 20 × d=100", generate("lasso-paper", clients=10_000, samples=20, d=100, nnz=10),
+         "≤ 0.4×"),
+        ("10² clients × 20 × d=100", generate("lasso-paper", clients=100, samples=20, d=100, nnz=10), "≤ 1×"),
+        ("10³ clients × 20 × d=10", generate("lasso-paper", clients=1_000, samples=20, d=10, nnz=3), "≤ 1×"),
+    ]
+
+
+def engine_round(problem: object, metrics_every: int, repeats: int = 3) -> float:
+    """Wall seconds of one FedDualAvg round (η_c = 0.05, K = 10) in the engine, best of ``repeats``.
+
+    A 4-round run minus a 1-round run, over 3, removes the set-up (L, ψ, kernel); the caches are warmed
+    by one run first.  ``metrics_every`` 0: metrics only at the end (= R).
+    """
     from fcocheck.solvers.engine import run
 
-    run("feddualavg", tiny, {"eta_c": 0.05, "local_steps": 10}, rounds=1, reference=False)  # warm caches
-
-    def per_round(metrics_every: int) -> float:
-        """Seconds per round: a 4-round run minus a 1-round run removes the set-up (L, ψ, kernel)."""
+    hp = {"eta_c": 0.05, "local_steps": 10}
+    run("feddualavg", problem, hp, rounds=1, reference=False)  # warm the per-problem caches
+    best = float("inf")
+    for _ in range(repeats):
         times = []
         for rounds in (1, 4):
             t0 = time.perf_counter()
-            run("feddualavg", tiny, {"eta_c": 0.05, "local_steps": 10}, rounds=rounds, reference=False,
+            run("feddualavg", problem, hp, rounds=rounds, reference=False,
                 metrics_every=metrics_every if metrics_every else rounds)
             times.append(time.perf_counter() - t0)
-        return (times[1] - times[0]) / 3
-
-    row(rows, "10⁴ clients × 20 × d=100, one round (metrics on)", per_round(1), "s", loop,
-        f"best plain numpy: {loop_name} (no metrics)", "")
-    row(rows, "10⁴ clients × 20 × d=100, one round (metrics_every = R)", per_round(0), "s", loop,
-        f"best plain numpy: {loop_name} (no metrics)", "≤ 0.4×")
+        best = min(best, (times[1] - times[0]) / 3)
+    return best
 
 
 def worstcases(rows: list) -> None:
@@ -153,14 +221,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-jobs", action="store_true", help="skip validate/check/report (minutes)")
     parser.add_argument("--scale", action="store_true", help="also the 10⁵-client run (minutes)")
+    parser.add_argument("--before", type=Path, metavar="CHECKOUT",
+                        help="also run the whole jobs in an earlier checkout (with its own .venv) and print "
+                             "this build ÷ that one")
+    parser.add_argument("--pairs", type=int, default=2,
+                        help="with --before: alternating runs per build and job, the best kept (default 2)")
+    parser.add_argument("--jobs-only", action="store_true", help="only the whole jobs")
     args = parser.parse_args()
+    if args.pairs < 1:
+        parser.error(f"--pairs {args.pairs}; the rule is at least 1")
     rows: list = []
-    commands(rows, args.skip_jobs)
-    engine(rows)
-    worstcases(rows)
-    fsvrg(rows)
-    if args.scale:
-        scale(rows)
+    if args.jobs_only:
+        jobs(rows, args.before, args.pairs)
+    else:
+        commands(rows)
+        if not args.skip_jobs:
+            jobs(rows, args.before, args.pairs)
+        engine(rows)
+        worstcases(rows)
+        fsvrg(rows)
+        if args.scale:
+            scale(rows)
     print("\nThe engine's other parts (memory growth, prox costs): benchmarks/engine.py --parts iii,iv")
     print(f"\n{'figure':<58} {'value':>10} {'baseline':>10} {'ratio':>7}  {'target':<14} baseline is")
     for name, value, unit, base, base_name, target in rows:
