@@ -20,7 +20,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy.optimize import nnls
 
 #: Two-sided level: each side 1%, so an exponent on the edge of the legal range is rejected ≤ 1% of the time.
 LEVEL = 0.98
@@ -122,45 +121,6 @@ def _log_slope(lx: np.ndarray, Y: np.ndarray) -> SlopeFit:
 
 
 @dataclass(frozen=True)
-class TermFit:
-    """y ≈ Σ_j c_j·term_j(x) with c_j ≥ 0, fitted in relative error."""
-
-    coefficients: dict[str, float]
-    shares: dict[str, float]
-    rel_residual: float
-
-    def as_dict(self) -> dict:
-        """JSON form."""
-        return asdict(self)
-
-
-def nnls_terms(terms: dict[str, np.ndarray], y: np.ndarray) -> TermFit:
-    """Non-negative least squares of ``y`` on the bound's terms, each row weighted by 1/y.
-
-    Args:
-        terms: term name → its value at each sweep point (constants of the theorem set to 1).
-        y: the measured mean at each point.
-
-    Returns:
-        the hidden constants, each term's mean share of the fitted value, and the RMS relative
-        residual.
-
-    """
-    y = np.asarray(y, dtype=float)
-    names = list(terms)
-    A = np.column_stack([np.asarray(terms[k], dtype=float) for k in names]) / y[:, None]
-    scale = np.linalg.norm(A, axis=0)
-    scale[scale == 0] = 1.0
-    coef, _ = nnls(A / scale, np.ones_like(y))
-    coef = coef / scale
-    fitted = np.column_stack([np.asarray(terms[k], dtype=float) for k in names]) * coef
-    total = fitted.sum(axis=1)
-    shares = {k: float(np.mean(fitted[:, i] / np.where(total > 0, total, 1))) for i, k in enumerate(names)}
-    rel = float(np.sqrt(np.mean((total / y - 1.0) ** 2)))
-    return TermFit({k: float(c) for k, c in zip(names, coef, strict=True)}, shares, rel)
-
-
-@dataclass(frozen=True)
 class Contraction:
     """y_t ≈ A·c^t over a window: the factor c with its Student-t interval (``loglog_slope``'s)."""
 
@@ -175,7 +135,7 @@ class Contraction:
         return asdict(self)
 
 
-def contraction(Y: np.ndarray, start: int = 0, stop: int | None = None, seed: int = 0) -> Contraction:
+def contraction(Y: np.ndarray, start: int = 0, stop: int | None = None) -> Contraction:
     """Fit log y_t = a + t·log c on ``[start, stop)``; stop defaults to the last point above 1e-13·y_start."""
     Y = _as_rows(Y)
     if stop is None:

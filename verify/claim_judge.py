@@ -455,11 +455,15 @@ def control_verdicts(c: Claim, G3: np.ndarray, floor: np.ndarray, b: np.ndarray,
                                "numbers; a crossover compares exact runs"))
             continue
 
-        def rule(d: np.ndarray, fl: np.ndarray = mv.floor, random: bool = mv.random) -> Verdict:
+        # the claim's rule, its words naming what the variant measures (Φ of the running average …)
+        named = replace(c, measure=variant.measure)
+
+        def rule(d: np.ndarray, fl: np.ndarray = mv.floor, random: bool = mv.random,
+                 named: Claim = named) -> Verdict:
             D = np.asarray(d).reshape(G3.shape)
             if c.sense == LAW:
-                return law_each(c, D, fl, b, seed, measured["seeds"])
-            return judge_data(c, D, fl, b, seed, random=random)[0]
+                return law_each(named, D, fl, b, seed, measured["seeds"])
+            return judge_data(named, D, fl, b, seed, random=random)[0]
 
         out.append(control(rule, G3v, G3, label))
     return out

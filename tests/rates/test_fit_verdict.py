@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from fcocheck.rates.fit import contraction, floor, loglog_slope, nnls_terms
+from fcocheck.rates.fit import contraction, floor, loglog_slope
 from fcocheck.rates.inequality import bounded_by
 from fcocheck.rates.verdict import (
     CONSISTENT,
@@ -45,15 +45,6 @@ def test_flat_data_contradicts_a_two_sided_exponent_and_planted_violation_is_inc
 def test_noisy_data_too_wide_is_inconclusive():
     fit = loglog_slope(X[:4], _noisy(-1.0, 3.0)[:, :4], seed=1)
     assert exponent_verdict(fit, -1.0).status == INCONCLUSIVE
-
-
-def test_nnls_recovers_hidden_constants():
-    terms = {"a": 1.0 / X, "b": np.full(X.size, 0.01), "c": X**-0.5}
-    y = 2.0 * terms["a"] + 0.5 * terms["b"]
-    fit = nnls_terms(terms, y)
-    assert fit.coefficients["a"] == pytest.approx(2.0, rel=1e-6)
-    assert fit.coefficients["b"] == pytest.approx(0.5, rel=1e-6)
-    assert fit.coefficients["c"] == pytest.approx(0.0, abs=1e-9) and fit.rel_residual < 1e-9
 
 
 def test_contraction_and_floor():

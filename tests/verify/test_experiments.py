@@ -336,6 +336,9 @@ def test_validate_on_a_users_instance_file(tmp_path, capsys):
     pl = res["fedcanon-pl-linear"]
     assert pl["status"] == "inconclusive" and "instance mine" in pl["design"], pl["checks"]
     assert pl["checks"][0]["reason"].startswith("no power") and pl["checks"][1]["status"] == "consistent"
+    # the control's words name what it measured (Φ of the running average), not the claim's measure
+    assert "of gap_avg" in pl["checks"][1]["reason"] and "of gap:" not in pl["checks"][1]["reason"], \
+        pl["checks"][1]["reason"]
     # "does not apply" is its own status, never counted as inconclusive, and names what is missing
     zeta = res["fco-4.3-floor-zeta"]
     assert zeta["status"] == "does not apply" and "ζ swept over instances" in zeta["checks"][0]["reason"]
