@@ -295,36 +295,19 @@ PLAIN_NAMES = ("zeta", "beta", "gamma", "E", "I", "N", "O", "Q", "S")
 
 
 def as_expr(x: Any, claim: str = "") -> Any:
-    """A sympy expression from an expression, its text, or a function returning one (built when judged).
-
-    A text is parsed once per process (``_PARSED``): sympy's expressions are immutable, so every caller
-    may share one (a claim's bound and hp texts are read thousands of times while it is judged).
-    """
+    """A sympy expression from an expression, its text, or a function returning one (built when judged)."""
     import sympy as sp
 
     if callable(x) and not isinstance(x, sp.Basic):
         x = x()
     if isinstance(x, sp.Basic):
         return x
-    text = str(x)
-    parsed = _PARSED.get(text)
-    if parsed is not None:
-        return parsed
     try:
-        parsed = sp.sympify(text, locals={n: sp.Symbol(n) for n in PLAIN_NAMES})
+        return sp.sympify(str(x), locals={n: sp.Symbol(n) for n in PLAIN_NAMES})
     except (sp.SympifyError, SyntaxError, TypeError) as exc:
-        raise InvalidClaimError(f"claim {claim!r}: expression {text!r} does not parse "
+        raise InvalidClaimError(f"claim {claim!r}: expression {str(x)!r} does not parse "
                                 f"({type(exc).__name__}); the rule is a sympy expression in the claim's "
                                 "names") from exc
-    if len(_PARSED) >= _PARSED_MAX:  # a bound on memory, not a policy: texts are few
-        _PARSED.clear()
-    _PARSED[text] = parsed
-    return parsed
-
-
-#: texts parsed by ``as_expr`` (text → sympy expression), at most ``_PARSED_MAX`` of them
-_PARSED: dict[str, Any] = {}
-_PARSED_MAX = 4096
 
 
 def method_name(c: Claim) -> str:

@@ -63,41 +63,23 @@ def names_used(c: Claim) -> set[str]:
 
 
 def evaluate(c: Claim, what: str, expr: Any, ctx: Mapping[str, float]) -> float:
-    """``expr`` at the names of ``ctx``; a name it lacks is a clean error naming the rule.
-
-    sympy's ``subs`` (exact where the numbers are integers, one rounding at the end) is the value; an
-    expression at numbers it was evaluated at before in this process is that value again (``_VALUES``:
-    keyed by the expression and each name's exact number and type — 3 and 3.0 are different numbers to
-    sympy), so the same bits without sympy's milliseconds.
-    """
+    """``expr`` at the names of ``ctx``; a name it lacks is a clean error naming the rule."""
     e = as_expr(expr, c.name)
-    names = sorted(str(s) for s in e.free_symbols)
-    free = set(names) - set(ctx)
+    free = {str(s) for s in e.free_symbols} - set(ctx)
     if free:
         raise InvalidClaimError(
             f"claim {c.name!r}: {what} {str(expr)!r} has free symbols {sorted(free)}; the rule is "
             f"{c.symbols()['name']}, the method's hyper-parameters, the stated constants, the instance's "
             f"{list(INSTANCE)}" + (f" and the runs' {sorted(c.run_terms)}" if c.run_terms else ""))
-    key = (e, tuple((n, type(ctx[n]), ctx[n]) for n in names))
-    value = _VALUES.get(key)
-    if value is None:
-        try:
-            value = float(e.subs({s: ctx[str(s)] for s in e.free_symbols}))
-        except (TypeError, ValueError):
-            value = float("nan")
-        if len(_VALUES) >= _VALUES_MAX:  # a bound on memory only
-            _VALUES.clear()
-        _VALUES[key] = value
+    try:
+        value = float(e.subs({s: ctx[str(s)] for s in e.free_symbols}))
+    except (TypeError, ValueError):
+        value = float("nan")
     if not np.isfinite(value) and what != "bound":  # a bound's value gets its own error (``positive``)
         at = ", ".join(f"{k} = {ctx[k]:g}" for k in sorted({str(s) for s in e.free_symbols}))
         raise InvalidClaimError(f"claim {c.name!r}: {what} {str(expr)!r} is not a finite number at {at}; "
                                 "the rule is finite wherever the claim runs")
     return value
-
-
-#: values ``evaluate`` computed: (expression, ((name, type, number), …)) → float, at most ``_VALUES_MAX``
-_VALUES: dict[tuple, float] = {}
-_VALUES_MAX = 65536
 
 
 def point(c: Claim, v: float, instance: Mapping[str, float]) -> tuple[dict[str, Any], int, dict[str, float]]:
