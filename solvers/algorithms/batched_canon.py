@@ -23,6 +23,7 @@ alone, bit for bit (``tests/solvers/test_run_batch_canon.py``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -59,6 +60,9 @@ class CanonBatchEnv(NamedTuple):
         p: each run's problem weights p_m, ``(B, M)`` (the invariant's Σ_m M p_m c_m).
         psi: the runs' common regulariser.
         oracle: the runs' common oracle (exact or Gaussian).
+        eta_l: each row's η_l, ``(B·M, 1)``.
+        upload: each row's η_l·K (the Python product the run alone divides by), ``(B·M, 1)``.
+        eta_g: each run's η_g (``ControlHyper.canon_eta_g``).
 
     """
 
@@ -68,6 +72,20 @@ class CanonBatchEnv(NamedTuple):
     p: Array
     psi: Any
     oracle: Oracle
+    eta_l: Array
+    upload: Array
+    eta_g: tuple[float, ...]
+
+
+def canon_env(hps: Sequence[ControlHyper], kernel: Kernel, weights: Array, p: Array, psi: Any,
+              oracle: Oracle) -> CanonBatchEnv:
+    """``CanonBatchEnv`` with the per-row step sizes formed once for the batch."""
+    M = weights.shape[1]
+    K = hps[0].local_steps
+    eta_l = np.repeat(np.array([hp.eta_l for hp in hps], dtype=float), M)[:, None]
+    upload = np.repeat(np.array([hp.eta_l * K for hp in hps], dtype=float), M)[:, None]
+    return CanonBatchEnv(tuple(hps), kernel, weights, p, psi, oracle, eta_l, upload,
+                         tuple(hp.canon_eta_g for hp in hps))
 
 
 def _blocks(X: Array, B: int) -> Array:
@@ -77,18 +95,25 @@ def _blocks(X: Array, B: int) -> Array:
 
 def _per_run(weights: Array, X: Array) -> Array:
     """Σ_m w_m x^m for each run: ``weights[i] @ X_i`` on run i's own ``(M, dim)`` block."""
-    X3 = _blocks(X, weights.shape[0])
-    return np.stack([weights[i] @ X3[i] for i in range(weights.shape[0])])
+    B = weights.shape[0]
+    X3 = _blocks(X, B)
+    out = np.empty((B, X.shape[1]))
+    for i in range(B):
+        out[i] = weights[i] @ X3[i]
+    return out
 
 
-def _drift(weights: Array, X: Array) -> list[float]:
-    """``control.euclidean_discrepancy(weights[i], X_i)`` for each run i.
+def _drift(weights: Array, X: Array) -> Array:
+    """``control.euclidean_discrepancy(weights[i], X_i)`` for each run i, ``(B,)``.
 
     x̄ = p̃ @ X_i and the final Σ_i p̃_i(·) run by run; ‖x̄ − x_i‖² (a sum within each row) for all rows.
     """
     B, M = weights.shape
-    sq = np.sum((X - np.repeat(_per_run(weights, X), M, axis=0)) ** 2, axis=1)
-    return [float(weights[i] @ sq[i * M:(i + 1) * M]) for i in range(B)]
+    sq = np.sum((X - np.repeat(_per_run(weights, X), M, axis=0)) ** 2, axis=1).reshape(B, M)
+    out = np.empty(B)
+    for i in range(B):
+        out[i] = weights[i] @ sq[i]
+    return out
 
 
 def _oracle(env: CanonBatchEnv, X: Array, rngs: Sequence[np.random.Generator], M: int, b: int) -> Array:
@@ -144,7 +169,6 @@ def canon_round(state: CanonBatchState, env: CanonBatchEnv, rngs: Sequence[np.ra
     B, M = env.weights.shape
     dim = state.w.shape[1]
     K, b = hps[0].local_steps, hps[0].b
-    eta_l = np.repeat(np.array([hp.eta_l for hp in hps]), M)[:, None]
     start = np.repeat(state.w, M, axis=0)  # x_i^{t,0} = x^t (7a)
     # The run alone queries x^t broadcast to its clients as a column-major (M, dim) copy, and a kernel's
     # products over a column-major W take other last bits than over a row-major one: the stacked start
@@ -157,14 +181,15 @@ def canon_round(state: CanonBatchState, env: CanonBatchEnv, rngs: Sequence[np.ra
             disc[:, k] = _drift(env.weights, X)
         G = _oracle(env, X, rngs, M, b)
         gsum += G
-        X = np.ascontiguousarray(X - eta_l * (G + state.c))
-    uploads = (start - X) / np.repeat(np.array([hp.eta_l * K for hp in hps]), M)[:, None]  # 7c
+        X = np.ascontiguousarray(X - env.eta_l * (G + state.c))
+    uploads = (start - X) / env.upload  # 7c
     g = _per_run(env.weights, uploads)  # 7d, run by run
     controls = np.repeat(g, M, axis=0) - gsum / K  # 7f
-    etas = [hp.canon_eta_g for hp in hps]
+    etas = env.eta_g
     w_next = _prox(env.psi, state.w - np.array(etas)[:, None] * g, etas)  # 7e
     sums = M * _per_run(env.p, controls)
     counts = Counts(grad=M * K * b, prox_server=1, floats_up=M * dim, floats_down=2 * M * dim)
+    # ‖v‖₂ as ``np.linalg.norm`` computes it for a vector: √(v·v), correctly rounded
     logs = [RoundLog.primal(w_next[i], counts, discrepancy=disc[i],
-                            extra={"control_sum": float(np.linalg.norm(sums[i]))}) for i in range(B)]
+                            extra={"control_sum": math.sqrt(float(sums[i].dot(sums[i])))}) for i in range(B)]
     return CanonBatchState(w_next, controls, state.r + 1), logs

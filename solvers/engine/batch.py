@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from fcocheck.solvers.algorithms.base import Algorithm
-from fcocheck.solvers.algorithms.batched_canon import CanonBatchEnv, CanonBatchState, canon_round
+from fcocheck.solvers.algorithms.batched_canon import CanonBatchEnv, CanonBatchState, canon_env, canon_round
 from fcocheck.solvers.algorithms.batched_dual import BatchEnv, BatchState, dual_round, stacked_kernel
 from fcocheck.solvers.algorithms.control import ControlHyper, init_controls
 from fcocheck.solvers.algorithms.fedcanon import fedcanon_round
@@ -215,9 +215,9 @@ def _env(setups: Sequence[Setup], problems: Sequence[Problem]) -> BatchEnv:
 
 def _canon_env(setups: Sequence[Setup], problems: Sequence[Problem]) -> CanonBatchEnv:
     M = problems[0].M
-    return CanonBatchEnv(tuple(s.hp for s in setups), stacked_kernel(problems),
-                         np.stack([client_weights(p, np.arange(M)) for p in problems]),
-                         np.stack([p.weights for p in problems]), problems[0].psi, setups[0].env.oracle)
+    return canon_env([s.hp for s in setups], stacked_kernel(problems),
+                     np.stack([client_weights(p, np.arange(M)) for p in problems]),
+                     np.stack([p.weights for p in problems]), problems[0].psi, setups[0].env.oracle)
 
 
 def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: int, seeds: list[int],
