@@ -3,19 +3,20 @@
 Runs of one dual card (FedDualAvg and its OSP variant) that share the shapes of their problems, their
 (h, ψ), oracle, K and rounds, and differ in instance draw, seed or hyper-parameter values, advance
 round by round together (``algorithms.batched_dual``: their clients stacked on one axis, one numpy
-call per operation instead of one per run).  Everything else about a run is the engine's own: its
-``prepare`` (checks, composite map, reference, evaluator), its three seeded streams, its ``Recorder``
-(the metrics of every run evaluated with one pass over the stacked clients: ``evaluate_many``), the
-divergence guard — a run that diverges is recorded as diverged at that round and leaves the batch, the
-others go on.  Per-step records (``record="step"``) are the step-by-step schedule's arrays, run by run.
-So each trace holds the same bits as
-``run`` gives it alone (``tests/solvers/test_run_batch.py``); only ``meta["seconds"]`` differs (the
-batch's wall time shared equally among its runs).
+call per operation instead of one per run); so do FedCanon runs (Alg. 1) that share shapes, ψ, oracle,
+K, b and rounds (``algorithms.batched_canon``: their clients and controls stacked the same way).
+Everything else about a run is the engine's own: its ``prepare`` (checks, composite map, reference,
+evaluator), its three seeded streams, its ``Recorder`` (the metrics of every run evaluated with one
+pass over the stacked clients: ``evaluate_many``), the divergence guard — a run that diverges is
+recorded as diverged at that round and leaves the batch, the others go on.  Per-step records
+(``record="step"``) are the step-by-step schedule's arrays, run by run.  So each trace holds the same
+bits as ``run`` gives it alone (``tests/solvers/test_run_batch.py``, ``test_run_batch_canon.py``);
+only ``meta["seconds"]`` differs (the batch's wall time shared equally among its runs).
 
 A run the batched round does not cover (``batch_key`` is None: another method, partial participation,
 a minibatch oracle, a kernel whose rounds run compiled or client-major alone, per-step records of
-clients other than quadratics) runs alone through ``run``, as does a run with no partner of its key:
-never an error.
+clients other than quadratics or of FedCanon) runs alone through ``run``, as does a run with no partner
+of its key: never an error.
 """
 
 from __future__ import annotations
@@ -28,7 +29,10 @@ from typing import Any
 import numpy as np
 
 from fcocheck.solvers.algorithms.base import Algorithm
+from fcocheck.solvers.algorithms.batched_canon import CanonBatchEnv, CanonBatchState, canon_env, canon_round
 from fcocheck.solvers.algorithms.batched_dual import BatchEnv, BatchState, dual_round, stacked_kernel
+from fcocheck.solvers.algorithms.control import ControlHyper, init_controls
+from fcocheck.solvers.algorithms.fedcanon import fedcanon_round
 from fcocheck.solvers.algorithms.primitives import client_major, client_weights, fused
 from fcocheck.solvers.card.steps import DualAdd, Scale
 from fcocheck.solvers.engine.evaluate import evaluate_many
@@ -51,11 +55,22 @@ def _contiguous(*arrays: Array) -> bool:
     return all(a.dtype == np.float64 and a.flags.c_contiguous for a in arrays)
 
 
-def batched_method(algorithm: Algorithm) -> bool:
+def dual_method(algorithm: Algorithm) -> bool:
     """Whether ``algorithms.batched_dual`` runs this method: a dual card with ``Scale`` transforms only."""
     card = algorithm.card
     return (card is not None and card.dual and card.memory is None and type(card.apply) is DualAdd
             and all(type(t) is Scale for t in card.server))
+
+
+def canon_method(algorithm: Algorithm) -> bool:
+    """Whether ``algorithms.batched_canon`` runs this method: FedCanon (Alg. 1), its own round and state."""
+    return (algorithm.round is fedcanon_round and algorithm.init is init_controls
+            and algorithm.hyper is ControlHyper)
+
+
+def batched_method(algorithm: Algorithm) -> bool:
+    """Whether a batched round runs this method: ``dual_method`` or ``canon_method``."""
+    return dual_method(algorithm) or canon_method(algorithm)
 
 
 def batch_key(s: Setup, problem: Problem) -> tuple | None:
@@ -66,6 +81,8 @@ def batch_key(s: Setup, problem: Problem) -> tuple | None:
     (quadratics, or stacked samples) on which the run alone takes the step-by-step schedule (neither the
     compiled pass nor the client-major one); per-step records on quadratic clients only (the case tested
     bit for bit: a step's Σ_m p̃_m g^m reads the gradient rows, whose layout is the loss kernel's).
+    FedCanon (``algorithms.batched_canon``) on the same terms, per-round records only, its key adding
+    the oracle queries per step b (its local steps never run compiled nor client-major alone).
     """
     alg, env = s.algorithm, s.env
     card = alg.card
@@ -83,6 +100,15 @@ def batch_key(s: Setup, problem: Problem) -> tuple | None:
         dense = stacked is not None and _contiguous(stacked) and not problem.is_sparse
         data = (None if stacked is None else stacked.shape, problem.intercept, problem.ridge_lam)
     K = s.hp.local_steps
+    if canon_method(alg):  # FedCanon's local steps never run compiled nor client-major: no such check
+        if not dense or env.record_steps:
+            return None
+        try:
+            maps = (_spec(problem.h), _spec(problem.psi))
+        except (AttributeError, TypeError):
+            return None
+        return (alg.name, problem.loss, problem.M, problem.d, problem.dim, data, K, s.hp.b,
+                env.oracle.spec(), maps)
     step = card.client
     compiled = (step.compiled(problem.h, problem.psi, problem.dim), None)
     if not dense or fused(env, env.kernel, K, compiled) or client_major(env, env.kernel, K):
@@ -187,6 +213,13 @@ def _env(setups: Sequence[Setup], problems: Sequence[Problem]) -> BatchEnv:
                     problems[0].h, first.env.oracle, first.env.record_steps, weightless(problems[0]))
 
 
+def _canon_env(setups: Sequence[Setup], problems: Sequence[Problem]) -> CanonBatchEnv:
+    M = problems[0].M
+    return canon_env([s.hp for s in setups], stacked_kernel(problems),
+                     np.stack([client_weights(p, np.arange(M)) for p in problems]),
+                     np.stack([p.weights for p in problems]), problems[0].psi, setups[0].env.oracle)
+
+
 def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: int, seeds: list[int],
                metrics_every: int, record: str = "round") -> list[Trace]:
     """The runs of one key, round by round together; a diverged run leaves the batch."""
@@ -202,15 +235,23 @@ def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: 
     diverged_at: list[int | None] = [None] * B
     active = list(range(B))
     clients = np.arange(M)
+    canon = canon_method(setups[0].algorithm)  # FedCanon (``batched_canon``), else a dual card
+    make_env = _canon_env if canon else _env
+    advance = canon_round if canon else dual_round
+    state: Any
     try:
         with serial_blas():
             for i in range(B):
-                recs[i].start(states[i].w, states[i].z)
-            state = BatchState(np.stack([st.z for st in states]), np.stack([st.w for st in states]), 0)
-            env = _env(setups, problems)
+                recs[i].start(states[i].w, getattr(states[i], "z", None))
+            if canon:
+                state = CanonBatchState(np.stack([st.w for st in states]),
+                                        np.concatenate([st.c for st in states]), 0)
+            else:
+                state = BatchState(np.stack([st.z for st in states]), np.stack([st.w for st in states]), 0)
+            env = make_env(setups, problems)
             for r in range(rounds):
                 with np.errstate(all="ignore"):
-                    state, logs = dual_round(state, env, [rngs[i][2] for i in active])
+                    state, logs = advance(state, env, [rngs[i][2] for i in active])
                     due = (r + 1) % metrics_every == 0 or r + 1 == rounds
                     pairs = list(zip(logs, active, strict=True))
                     bad = [diverged(log, setups[i].scale) for log, i in pairs]
@@ -229,8 +270,8 @@ def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: 
                     active = [active[j] for j in keep]
                     if not active:
                         break
-                    state = BatchState(state.z[keep], state.w[keep], state.r)
-                    env = _env([setups[i] for i in active], [problems[i] for i in active])
+                    state = state.select(keep) if canon else BatchState(state.z[keep], state.w[keep], state.r)
+                    env = make_env([setups[i] for i in active], [problems[i] for i in active])
     except KeyboardInterrupt:
         for i in active:
             status[i] = INTERRUPTED
