@@ -470,14 +470,13 @@ def plot_spec(
     return {"kind": kind, "xlabel": xlabel, "ylabel": ylabel, "series": series, **extra}
 
 
-#: quick-mode seconds on 2 cores (measured 2026-11-24; 4.1-speedup, pl-rate, floor-structure on 3 instances,
-#: variance-M on 16, svrg-contraction (compiled pass) and pl-linear as claims: 2026-11-26): only the order
-#: in which a pool is fed depends on them (longest first), never a result
-COST = {"fco-4.3-floor-K": 3.7, "fco-4.1-speedup": 17.4, "fco-curse-rate": 11.3, "fco-4.2-vs-4.1": 7.0,
-        "svrg-contraction": 3.5, "fedcanon-pl-linear": 7.3, "fedcanon-floor-structure": 6.5,
-        "fedcanon-heterogeneity": 1.9,
-        "fco-4.3-floor-zeta": 1.7, "fedcanon-pl-rate": 4.5, "fco-4.2-rounds": 1.6,
-        "fco-4.3-variance-M": 7.0}
+#: quick-mode seconds of each experiment, serial (``validate all --quick --workers 1 --json``, 2 cores,
+#: 2026-11-27, after FedCanon's runs batched); those under a second are left out: only the order in which
+#: a pool is fed depends on them (longest first), never a result
+COST = {"fco-4.1-speedup": 6.7, "fco-4.3-floor-K": 6.5, "fco-curse-rate": 5.5, "fco-4.2-vs-4.1": 4.2,
+        "fedcanon-pl-linear": 3.9, "fco-4.3-tuned-R": 3.7, "fco-4.2-rounds": 3.7,
+        "fedcanon-floor-structure": 3.1, "fedcanon-heterogeneity": 2.7, "fco-4.3-variance-M": 2.5,
+        "fco-4.3-floor-zeta": 2.3, "svrg-contraction": 1.5}
 
 
 def longest_first(names: list[str]) -> list[str]:
