@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fcocheck.solvers.algorithms.base import Counts, RoundLog
+from fcocheck.solvers.algorithms.batched_dual import per_run
 from fcocheck.solvers.algorithms.control import ControlHyper
 from fcocheck.solvers.kernels import Kernel
 from fcocheck.solvers.oracles import GaussianOracle, Oracle
@@ -88,28 +89,13 @@ def canon_env(hps: Sequence[ControlHyper], kernel: Kernel, weights: Array, p: Ar
                          tuple(hp.canon_eta_g for hp in hps))
 
 
-def _blocks(X: Array, B: int) -> Array:
-    """``X`` ``(B·M, dim)`` as ``(B, M, dim)``: block i is run i's own C-contiguous ``(M, dim)`` rows."""
-    return X.reshape(B, -1, X.shape[1])
-
-
-def _per_run(weights: Array, X: Array) -> Array:
-    """Σ_m w_m x^m for each run: ``weights[i] @ X_i`` on run i's own ``(M, dim)`` block."""
-    B = weights.shape[0]
-    X3 = _blocks(X, B)
-    out = np.empty((B, X.shape[1]))
-    for i in range(B):
-        out[i] = weights[i] @ X3[i]
-    return out
-
-
 def _drift(weights: Array, X: Array) -> Array:
     """``control.euclidean_discrepancy(weights[i], X_i)`` for each run i, ``(B,)``.
 
     x̄ = p̃ @ X_i and the final Σ_i p̃_i(·) run by run; ‖x̄ − x_i‖² (a sum within each row) for all rows.
     """
     B, M = weights.shape
-    sq = np.sum((X - np.repeat(_per_run(weights, X), M, axis=0)) ** 2, axis=1).reshape(B, M)
+    sq = np.sum((X - np.repeat(per_run(weights, X), M, axis=0)) ** 2, axis=1).reshape(B, M)
     out = np.empty(B)
     for i in range(B):
         out[i] = weights[i] @ sq[i]
@@ -183,11 +169,11 @@ def canon_round(state: CanonBatchState, env: CanonBatchEnv, rngs: Sequence[np.ra
         gsum += G
         X = np.ascontiguousarray(X - env.eta_l * (G + state.c))
     uploads = (start - X) / env.upload  # 7c
-    g = _per_run(env.weights, uploads)  # 7d, run by run
+    g = per_run(env.weights, uploads)  # 7d, run by run
     controls = np.repeat(g, M, axis=0) - gsum / K  # 7f
     etas = env.eta_g
     w_next = _prox(env.psi, state.w - np.array(etas)[:, None] * g, etas)  # 7e
-    sums = M * _per_run(env.p, controls)
+    sums = M * per_run(env.p, controls)
     counts = Counts(grad=M * K * b, prox_server=1, floats_up=M * dim, floats_down=2 * M * dim)
     # ‖v‖₂ as ``np.linalg.norm`` computes it for a vector: √(v·v), correctly rounded
     logs = [RoundLog.primal(w_next[i], counts, discrepancy=disc[i],

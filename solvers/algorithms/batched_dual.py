@@ -118,11 +118,17 @@ def _grads(env: BatchEnv, W: Array, rngs: Sequence[np.random.Generator], M: int)
     return G
 
 
-def _per_run(weights: Array, X: Array) -> Array:
-    """Σ_m p̃_m x^m for each run: ``weights[i] @ X_i`` on run i's own ``(M, dim)`` block."""
+def per_run(weights: Array, X: Array) -> Array:
+    """Σ_m w_m x^m for each run: ``weights[i] @ X_i`` on run i's own C-contiguous ``(M, dim)`` block.
+
+    The very product each run alone makes over its clients (a batched round's reductions stay per run).
+    """
     B, M = weights.shape
     X3 = X.reshape(B, M, -1)
-    return np.stack([weights[i] @ X3[i] for i in range(B)])
+    out = np.empty((B, X.shape[1]))
+    for i in range(B):
+        out[i] = weights[i] @ X3[i]
+    return out
 
 
 def _discrepancy(env: BatchEnv, Z: Array, zbars: Array) -> Array:
@@ -151,15 +157,15 @@ def dual_round(state: BatchState, env: BatchEnv, rngs: Sequence[np.random.Genera
         W = by_weight(env.composite, Z, tk, M, env.weightless) if step.prox else env.h.grad_conj(Z)
         G = _grads(env, W, rngs, M)
         if k > 0:
-            disc[:, k] = _discrepancy(env, Z, _per_run(env.weights, Z))
+            disc[:, k] = _discrepancy(env, Z, per_run(env.weights, Z))
         Z -= eta * G
-        zbar = _per_run(env.weights, Z)
+        zbar = per_run(env.weights, Z)
         image = by_weight(env.composite, zbar, [t[k + 1] for t in ts], 1, env.weightless)
         terms = terms + image
         if env.record_steps:
-            steps.append({"dual_shadow": zbar, "grad_avg": _per_run(env.weights, G), "shadow_primal": image,
+            steps.append({"dual_shadow": zbar, "grad_avg": per_run(env.weights, G), "shadow_primal": image,
                           "client_duals": duals})
-    delta = _per_run(env.weights, Z - np.repeat(state.z, M, axis=0))
+    delta = per_run(env.weights, Z - np.repeat(state.z, M, axis=0))
     u = delta
     for transform in card.server:  # Scale transforms only (``batchable``): u ← η u, run by run
         u = np.array([getattr(hp, transform.by) for hp in hps])[:, None] * u
