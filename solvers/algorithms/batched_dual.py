@@ -108,10 +108,10 @@ def same_nonzero(ts: Sequence[float]) -> list[float]:
     return [t if t == 0.0 else first for t in ts]
 
 
-def _grads(env: BatchEnv, W: Array, rngs: Sequence[np.random.Generator], M: int) -> Array:
+def stacked_grads(kernel: Kernel, oracle: Oracle, W: Array, rngs: Sequence[np.random.Generator], M: int
+                  ) -> Array:
     """Every stacked client's oracle answer: ``GaussianOracle.grads`` with each run's own draw."""
-    G = env.kernel.grads(W)
-    oracle = env.oracle
+    G = kernel.grads(W)
     if type(oracle) is GaussianOracle and oracle.sigma != 0:
         noise = np.concatenate([g.standard_normal((M, W.shape[1])) for g in rngs])
         G = G + noise * (oracle.sigma / np.sqrt(W.shape[1]))
@@ -131,11 +131,14 @@ def per_run(weights: Array, X: Array) -> Array:
     return out
 
 
-def _discrepancy(env: BatchEnv, Z: Array, zbars: Array) -> Array:
-    """Σ_m p̃_m ‖z̄ − z^m‖²_* for each run (``primitives.discrepancies``' operations, run by run)."""
-    B, M = env.weights.shape
-    norms = env.h.dual_norm(np.repeat(zbars, M, axis=0) - Z)
-    return np.array([float(env.weights[i] @ norms[i * M:(i + 1) * M] ** 2) for i in range(B)])
+def run_discrepancies(h: Any, weights: Array, Z: Array, zbars: Array) -> Array:
+    """Σ_m p̃_m ‖z̄ − z^m‖²_* for each run (``primitives.discrepancies``' operations, run by run).
+
+    ``weights`` ``(B, M)``, the stacked rows ``Z`` ``(B·M, dim)`` and each run's z̄ ``zbars`` ``(B, dim)``.
+    """
+    B, M = weights.shape
+    norms = h.dual_norm(np.repeat(zbars, M, axis=0) - Z)
+    return np.array([float(weights[i] @ norms[i * M:(i + 1) * M] ** 2) for i in range(B)])
 
 
 def dual_round(state: BatchState, env: BatchEnv, rngs: Sequence[np.random.Generator]
@@ -155,9 +158,9 @@ def dual_round(state: BatchState, env: BatchEnv, rngs: Sequence[np.random.Genera
         tk = [t[k] for t in ts]
         duals = Z.reshape(B, M, dim).copy() if env.record_steps else None
         W = by_weight(env.composite, Z, tk, M, env.weightless) if step.prox else env.h.grad_conj(Z)
-        G = _grads(env, W, rngs, M)
+        G = stacked_grads(env.kernel, env.oracle, W, rngs, M)
         if k > 0:
-            disc[:, k] = _discrepancy(env, Z, per_run(env.weights, Z))
+            disc[:, k] = run_discrepancies(env.h, env.weights, Z, per_run(env.weights, Z))
         Z -= eta * G
         zbar = per_run(env.weights, Z)
         image = by_weight(env.composite, zbar, [t[k + 1] for t in ts], 1, env.weightless)

@@ -4,7 +4,9 @@ Runs of one dual card (FedDualAvg and its OSP variant) that share the shapes of 
 (h, ψ), oracle, K and rounds, and differ in instance draw, seed or hyper-parameter values, advance
 round by round together (``algorithms.batched_dual``: their clients stacked on one axis, one numpy
 call per operation instead of one per run); so do FedCanon runs (Alg. 1) that share shapes, ψ, oracle,
-K, b and rounds (``algorithms.batched_canon``: their clients and controls stacked the same way).
+K, b and rounds (``algorithms.batched_canon``: their clients and controls stacked the same way), and runs
+of one primal card (FedAvg, FedMiD, FedMiD-avg, FedMiD-OSP: ``algorithms.batched_primal``) on the dual
+cards' terms, per-round records only.
 Everything else about a run is the engine's own: its ``prepare`` (checks, composite map, reference,
 evaluator), its three seeded streams, its ``Recorder`` (the metrics of every run evaluated with one
 pass over the stacked clients: ``evaluate_many``), the divergence guard — a run that diverges is
@@ -31,6 +33,12 @@ import numpy as np
 from fcocheck.solvers.algorithms.base import Algorithm
 from fcocheck.solvers.algorithms.batched_canon import CanonBatchEnv, CanonBatchState, canon_env, canon_round
 from fcocheck.solvers.algorithms.batched_dual import BatchEnv, BatchState, dual_round, stacked_kernel
+from fcocheck.solvers.algorithms.batched_primal import (
+    PrimalBatchEnv,
+    PrimalBatchState,
+    primal_card,
+    primal_round,
+)
 from fcocheck.solvers.algorithms.control import ControlHyper, init_controls
 from fcocheck.solvers.algorithms.fedcanon import fedcanon_round
 from fcocheck.solvers.algorithms.primitives import client_major, client_weights, fused
@@ -68,9 +76,14 @@ def canon_method(algorithm: Algorithm) -> bool:
             and algorithm.hyper is ControlHyper)
 
 
+def primal_method(algorithm: Algorithm) -> bool:
+    """Whether ``algorithms.batched_primal`` runs it: a primal card of its pieces (FedAvg, FedMiD, …)."""
+    return primal_card(algorithm.card)
+
+
 def batched_method(algorithm: Algorithm) -> bool:
-    """Whether a batched round runs this method: ``dual_method`` or ``canon_method``."""
-    return dual_method(algorithm) or canon_method(algorithm)
+    """Whether a batched round runs this method: ``dual_method``, ``primal_method`` or ``canon_method``."""
+    return dual_method(algorithm) or primal_method(algorithm) or canon_method(algorithm)
 
 
 def batch_key(s: Setup, problem: Problem) -> tuple | None:
@@ -82,7 +95,9 @@ def batch_key(s: Setup, problem: Problem) -> tuple | None:
     compiled pass nor the client-major one); per-step records on quadratic clients only (the case tested
     bit for bit: a step's Σ_m p̃_m g^m reads the gradient rows, whose layout is the loss kernel's).
     FedCanon (``algorithms.batched_canon``) on the same terms, per-round records only, its key adding
-    the oracle queries per step b (its local steps never run compiled nor client-major alone).
+    the oracle queries per step b (its local steps never run compiled nor client-major alone).  A primal
+    card (``batched_primal.primal_card``) on the dual cards' terms, per-round records only; its compiled
+    pass is asked as ``primal_round`` asks it, with (the step's map, η_c).
     """
     alg, env = s.algorithm, s.env
     card = alg.card
@@ -110,7 +125,13 @@ def batch_key(s: Setup, problem: Problem) -> tuple | None:
         return (alg.name, problem.loss, problem.M, problem.d, problem.dim, data, K, s.hp.b,
                 env.oracle.spec(), maps)
     step = card.client
-    compiled = (step.compiled(problem.h, problem.psi, problem.dim), None)
+    spec = step.compiled(problem.h, problem.psi, problem.dim)
+    if card.dual:
+        compiled: tuple | None = (spec, None)
+    else:  # what ``primal_round`` hands ``primal_local``; per-round records only
+        if env.record_steps:
+            return None
+        compiled = None if spec is None else (spec, getattr(s.hp, step.eta))
     if not dense or fused(env, env.kernel, K, compiled) or client_major(env, env.kernel, K):
         return None
     try:
@@ -213,6 +234,13 @@ def _env(setups: Sequence[Setup], problems: Sequence[Problem]) -> BatchEnv:
                     problems[0].h, first.env.oracle, first.env.record_steps, weightless(problems[0]))
 
 
+def _primal_env(setups: Sequence[Setup], problems: Sequence[Problem]) -> PrimalBatchEnv:
+    first, M = setups[0], problems[0].M
+    return PrimalBatchEnv(first.algorithm.card, tuple(s.hp for s in setups), stacked_kernel(problems),
+                          np.stack([client_weights(p, np.arange(M)) for p in problems]), first.env.composite,
+                          problems[0].h, first.env.oracle, problems[0].d, weightless(problems[0]))
+
+
 def _canon_env(setups: Sequence[Setup], problems: Sequence[Problem]) -> CanonBatchEnv:
     M = problems[0].M
     return canon_env([s.hp for s in setups], stacked_kernel(problems),
@@ -235,9 +263,10 @@ def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: 
     diverged_at: list[int | None] = [None] * B
     active = list(range(B))
     clients = np.arange(M)
-    canon = canon_method(setups[0].algorithm)  # FedCanon (``batched_canon``), else a dual card
-    make_env = _canon_env if canon else _env
-    advance = canon_round if canon else dual_round
+    canon = canon_method(setups[0].algorithm)  # FedCanon (``batched_canon``)
+    primal = not canon and primal_method(setups[0].algorithm)  # a primal card (``batched_primal``)
+    make_env: Any = _canon_env if canon else _primal_env if primal else _env
+    advance: Any = canon_round if canon else primal_round if primal else dual_round
     state: Any
     try:
         with serial_blas():
@@ -246,6 +275,8 @@ def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: 
             if canon:
                 state = CanonBatchState(np.stack([st.w for st in states]),
                                         np.concatenate([st.c for st in states]), 0)
+            elif primal:
+                state = PrimalBatchState(np.stack([st.w for st in states]), 0)
             else:
                 state = BatchState(np.stack([st.z for st in states]), np.stack([st.w for st in states]), 0)
             env = make_env(setups, problems)
@@ -270,7 +301,10 @@ def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: 
                     active = [active[j] for j in keep]
                     if not active:
                         break
-                    state = state.select(keep) if canon else BatchState(state.z[keep], state.w[keep], state.r)
+                    if canon or primal:
+                        state = state.select(keep)
+                    else:
+                        state = BatchState(state.z[keep], state.w[keep], state.r)
                     env = make_env([setups[i] for i in active], [problems[i] for i in active])
     except KeyboardInterrupt:
         for i in active:

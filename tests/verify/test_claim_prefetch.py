@@ -129,10 +129,10 @@ def test_the_comparison_can_fail():
 
 
 def test_runs_the_batched_round_does_not_cover_are_left_to_the_instances():
-    """A method ``run_batch`` runs alone (a primal card), an unknown one, a participation of the claim's
+    """A method ``run_batch`` runs alone (FedAvgM), an unknown one, a participation of the claim's
     own: nothing to gain ahead of the instances, so nothing is run ahead."""
     planned = planned_runs(REPEATS, 0)
-    assert base.prefetch([r._replace(algorithm="fedmid-avg") for r in planned]) == 0
+    assert base.prefetch([r._replace(algorithm="fedavgm") for r in planned]) == 0
     assert base.prefetch([r._replace(algorithm="no-such-method") for r in planned]) == 0
     assert base.prefetch([r._replace(kw={"participation": 2}) for r in planned]) == 0
     assert not base._MEMO

@@ -20,9 +20,9 @@ BASE = {
 
 
 def configs():
-    """Three instance draws × two steps (the larger diverges) × two oracles × two seeds, and FedAvg."""
+    """Three instance draws × two steps (the larger diverges) × two oracles × two seeds, and FedAvgM."""
     return grid(BASE, {"problem.seed": [0, 1, 2], "hp.eta_c": [0.1, 9.0], "oracle": ["exact", "gaussian:0.3"],
-                       "algorithm": ["feddualavg", "fedavg"]}, seeds=[0, 1])
+                       "algorithm": ["feddualavg", "fedavgm"]}, seeds=[0, 1])
 
 
 def rows(path: Path) -> dict[str, tuple]:
@@ -37,7 +37,7 @@ def test_feddualavg_configurations_are_grouped_the_others_alone():
     cut = batches(cfgs)
     dual = [g for g in cut if g[0].algorithm == "feddualavg"]
     assert sorted(len(g) for g in dual) == [12, 12]  # one batch per oracle: 3 instances × 2 steps × 2 seeds
-    assert all(len(g) == 1 for g in cut if g[0].algorithm == "fedavg")
+    assert all(len(g) == 1 for g in cut if g[0].algorithm == "fedavgm")
     assert sorted(c.key for g in cut for c in g) == sorted(c.key for c in cfgs)
     assert max(len(g) for g in batches(cfgs, workers=4)) == 3  # a pool's workers share a group
     minibatch = grid({**BASE, "oracle": "minibatch:2", "problem": {"generator": "ridge", "params": {}}},

@@ -71,6 +71,8 @@ def test_errored_runs_fail_the_command_every_time(tmp_path, monkeypatch, capsys)
         return rec
 
     monkeypatch.setattr(runner, "execute", failing)
+    # FedAvg's two seeds run as one batch (``run_batch``): each of its runs fails the same way
+    monkeypatch.setattr(runner, "execute_batch", lambda group, references=None: [failing(c) for c in group])
     args = ["sweep", sweep_file(tmp_path, {"base": BASE, "seeds": 2}), "--store", str(tmp_path / "s.sqlite"),
             "--workers", "1"]
     assert main(args) == 1
