@@ -49,6 +49,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from fcocheck.solvers.errors import FcocheckError
@@ -303,11 +304,19 @@ def as_expr(x: Any, claim: str = "") -> Any:
     if isinstance(x, sp.Basic):
         return x
     try:
-        return sp.sympify(str(x), locals={n: sp.Symbol(n) for n in PLAIN_NAMES})
+        return _parsed(str(x))
     except (sp.SympifyError, SyntaxError, TypeError) as exc:
         raise InvalidClaimError(f"claim {claim!r}: expression {str(x)!r} does not parse "
                                 f"({type(exc).__name__}); the rule is a sympy expression in the claim's "
                                 "names") from exc
+
+
+@lru_cache(maxsize=4096)
+def _parsed(text: str) -> Any:
+    """``text`` as a sympy expression (once per text: an expression is immutable, parsing is not cheap)."""
+    import sympy as sp
+
+    return sp.sympify(text, locals={n: sp.Symbol(n) for n in PLAIN_NAMES})
 
 
 def method_name(c: Claim) -> str:

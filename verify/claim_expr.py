@@ -64,6 +64,8 @@ def names_used(c: Claim) -> set[str]:
 
 def evaluate(c: Claim, what: str, expr: Any, ctx: Mapping[str, float]) -> float:
     """``expr`` at the names of ``ctx``; a name it lacks is a clean error naming the rule."""
+    from sympy import sympify
+
     e = as_expr(expr, c.name)
     free = {str(s) for s in e.free_symbols} - set(ctx)
     if free:
@@ -71,8 +73,8 @@ def evaluate(c: Claim, what: str, expr: Any, ctx: Mapping[str, float]) -> float:
             f"claim {c.name!r}: {what} {str(expr)!r} has free symbols {sorted(free)}; the rule is "
             f"{c.symbols()['name']}, the method's hyper-parameters, the stated constants, the instance's "
             f"{list(INSTANCE)}" + (f" and the runs' {sorted(c.run_terms)}" if c.run_terms else ""))
-    try:
-        value = float(e.subs({s: ctx[str(s)] for s in e.free_symbols}))
+    try:  # all names at once (``xreplace``): ``subs`` puts them in one by one, re-simplifying each time
+        value = float(e.xreplace({s: sympify(ctx[str(s)]) for s in e.free_symbols}))
     except (TypeError, ValueError):
         value = float("nan")
     if not np.isfinite(value) and what != "bound":  # a bound's value gets its own error (``positive``)
