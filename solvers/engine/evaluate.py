@@ -70,47 +70,58 @@ def evaluate_many(evaluators: Sequence[Evaluator], kernel: Kernel, W: Array, W_h
     on the B points, prox_{ηψ} one call per distinct η (one for an indicator, whose prox ignores η); the
     sums over clients and the norms stay one call per run on the arrays ``evaluate`` reduces, ∇F_m's rows
     laid out as the run alone lays them out (another layout takes another BLAS path, with other last
-    bits).  So every value is ``evaluate``'s.  ``skip[i]``: run i's metrics are not wanted (None).
+    bits).  The per-run products are stacked ``matmul``s (``batched_dual.stacked_dot``: each run's the
+    very BLAS call ``evaluate`` makes, no Python loop over runs), the norm √(sᵀs) as ``np.linalg.norm``
+    takes it.  So every value is ``evaluate``'s.  ``skip[i]``: run i's metrics are not wanted (None).
     """
+    from fcocheck.solvers.algorithms.batched_dual import stacked_dot
+
     p0 = evaluators[0].problem
-    B, M = len(evaluators), p0.M
+    B, M, d = len(evaluators), p0.M, p0.d
     skip = [False] * B if skip is None else skip
     vals, G = kernel.values_and_grads(np.repeat(W, M, axis=0))
     vals_hat = kernel.values(np.repeat(W_hat, M, axis=0))
     psi_w, psi_hat = p0.psi.value(W), p0.psi.value(W_hat)
-    grads = np.empty(W.shape)
-    for i, ev in enumerate(evaluators):
-        Gi = G[i * M:(i + 1) * M]
-        if p0.loss != "quadratic":  # ``Kernel._batched`` writes into np.empty_like of the broadcast point
-            Gi = _like_broadcast(Gi, W[i])
-        grads[i] = ev.problem.weights @ Gi
+    weights = np.stack([ev.problem.weights for ev in evaluators])
+    G3 = G.reshape(B, M, -1)
+    if p0.loss != "quadratic":  # ``Kernel._batched`` writes into np.empty_like of the broadcast point
+        G3 = _like_broadcast(G3)
+    grads = stacked_dot(weights, G3)
     etas = [ev.eta for ev in evaluators]
-    V = W - np.array(etas)[:, None] * grads
+    eta_col = np.array(etas)[:, None]
+    V = W - eta_col * grads
     prox = p0.psi.prox(V, etas[0]) if p0.psi.is_indicator else _per_weight(p0.psi.prox, V, etas)
+    objective = (stacked_dot(weights, vals.reshape(B, M)) + psi_w).tolist()
+    objective_avg = (stacked_dot(weights, vals_hat.reshape(B, M)) + psi_hat).tolist()
+    step = (W - prox) / eta_col
+    norm = np.sqrt(stacked_dot(step, step)).tolist()
+    density = (np.count_nonzero(W[:, :d], axis=1) / d).tolist() if p0.shape is None else None
     out: list[dict[str, float] | None] = []
     for i, ev in enumerate(evaluators):
         if skip[i]:
             out.append(None)
             continue
-        p, rows = ev.problem, slice(i * M, (i + 1) * M)
-        objective = float(p.weights @ vals[rows]) + float(psi_w[i])
-        objective_avg = float(p.weights @ vals_hat[rows]) + float(psi_hat[i])
-        step = (W[i] - prox[i]) / ev.eta
-        m = {"objective": objective, "prox_grad_norm": float(np.linalg.norm(step)),
-             "objective_avg": objective_avg}
+        p = ev.problem
+        m = {"objective": objective[i], "prox_grad_norm": norm[i], "objective_avg": objective_avg[i]}
         if ev.phi_star is not None:
-            m["gap"] = objective - ev.phi_star
-            m["gap_avg"] = objective_avg - ev.phi_star
-        m.update(structure(p, W[i]))
-        m.update(recovery(p, W[i]))
+            m["gap"] = objective[i] - ev.phi_star
+            m["gap_avg"] = objective_avg[i] - ev.phi_star
+        m.update({"density": density[i]} if density is not None else structure(p, W[i]))
+        if "w" in p.truth:
+            m.update(recovery(p, W[i]))
         out.append(m)
     return out
 
 
-def _like_broadcast(G: Array, w: Array) -> Array:
-    """G in the memory layout of ``np.empty_like(np.broadcast_to(w, G.shape))`` (column-major)."""
-    out = np.empty_like(np.broadcast_to(w, G.shape))
-    out[...] = G
+def _like_broadcast(G3: Array) -> Array:
+    """``(B, M, dim)`` G, each run's block laid out as ``np.empty_like(np.broadcast_to(w, (M, dim)))``.
+
+    Column-major blocks (``Kernel._batched`` writes a run alone's gradients there; another layout takes
+    another BLAS path, with other last bits).
+    """
+    B, M, dim = G3.shape
+    out = np.empty((B, dim, M)).transpose(0, 2, 1)
+    out[...] = G3
     return out
 
 

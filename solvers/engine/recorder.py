@@ -70,9 +70,10 @@ class Recorder:
         for key, value in log.counts.as_dict().items():
             self.totals[key] += value
         if log.discrepancy.size:
-            self.disc_sum += float(log.discrepancy.sum())
+            total = float(log.discrepancy.sum())
+            self.disc_sum += total
             self.disc_steps += log.discrepancy.size
-            self.rounds["discrepancy"].append(float(log.discrepancy.mean()))
+            self.rounds["discrepancy"].append(total / log.discrepancy.size)  # np.mean's sum and division
             if log.steps:
                 self.rounds["discrepancy_steps"].append(log.discrepancy)
         self.rounds["participants"].append(len(clients))
