@@ -6,7 +6,9 @@ round by round together (``algorithms.batched_dual``: their clients stacked on o
 call per operation instead of one per run); so do FedCanon runs (Alg. 1) that share shapes, ψ, oracle,
 K, b and rounds (``algorithms.batched_canon``: their clients and controls stacked the same way), and runs
 of one primal card (FedAvg, FedMiD, FedMiD-avg, FedMiD-OSP: ``algorithms.batched_primal``) on the dual
-cards' terms, per-round records only.
+cards' terms, per-round records only.  The dual and primal cards batch with partial participation too
+(P < M clients a round): each run draws its own S_r from its own sampling stream, as alone, and the
+round runs on those rows of the stacked clients (``sampled``).
 Everything else about a run is the engine's own: its ``prepare`` (checks, composite map, reference,
 evaluator), its three seeded streams, its ``Recorder`` (the metrics of every run evaluated with one
 pass over the stacked clients: ``evaluate_many``), the divergence guard — a run that diverges is
@@ -15,7 +17,7 @@ recorded as diverged at that round and leaves the batch, the others go on.  Per-
 bits as ``run`` gives it alone (``tests/solvers/test_run_batch.py``, ``test_run_batch_canon.py``);
 only ``meta["seconds"]`` differs (the batch's wall time shared equally among its runs).
 
-A run the batched round does not cover (``batch_key`` is None: another method, partial participation,
+A run the batched round does not cover (``batch_key`` is None: another method, FedCanon with P < M,
 a minibatch oracle, a kernel whose rounds run compiled or client-major alone, per-step records of
 clients other than quadratics or of FedCanon) runs alone through ``run``, as does a run with no partner
 of its key: never an error.
@@ -46,8 +48,9 @@ from fcocheck.solvers.card.steps import DualAdd, Scale
 from fcocheck.solvers.engine.evaluate import evaluate_many
 from fcocheck.solvers.engine.recorder import Recorder
 from fcocheck.solvers.engine.run import Setup, _meta, check_metrics_every, diverged, prepare, run
+from fcocheck.solvers.engine.sampler import sample_clients
 from fcocheck.solvers.engine.trace import COMPLETED, DIVERGED, INTERRUPTED, Trace
-from fcocheck.solvers.kernels import serial_blas
+from fcocheck.solvers.kernels import Kernel, serial_blas
 from fcocheck.solvers.mirror_maps import Euclidean
 from fcocheck.solvers.oracles import GaussianOracle, Oracle
 from fcocheck.solvers.problem import Problem
@@ -103,7 +106,8 @@ def batch_key(s: Setup, problem: Problem) -> tuple | None:
     card = alg.card
     if not batched_method(alg):
         return None
-    if s.participation not in (None, problem.M) or (env.record_steps and problem.loss != "quadratic"):
+    P = None if s.participation in (None, problem.M) else s.participation  # S_r of P < M clients
+    if env.record_steps and problem.loss != "quadratic":
         return None
     if type(env.oracle) not in (Oracle, GaussianOracle) or env.kernel.strategy != "batched":
         return None
@@ -116,7 +120,7 @@ def batch_key(s: Setup, problem: Problem) -> tuple | None:
         data = (None if stacked is None else stacked.shape, problem.intercept, problem.ridge_lam)
     K = s.hp.local_steps
     if canon_method(alg):  # FedCanon's local steps never run compiled nor client-major: no such check
-        if not dense or env.record_steps:
+        if not dense or env.record_steps or P is not None:
             return None
         try:
             maps = (_spec(problem.h), _spec(problem.psi))
@@ -132,24 +136,26 @@ def batch_key(s: Setup, problem: Problem) -> tuple | None:
         if env.record_steps:
             return None
         compiled = None if spec is None else (spec, getattr(s.hp, step.eta))
-    if not dense or fused(env, env.kernel, K, compiled) or client_major(env, env.kernel, K):
+    kern = env.kernel if P is None else env.kernel.subset(np.arange(P))  # a round's kernel: S_r's clients
+    if not dense or fused(env, kern, K, compiled) or client_major(env, kern, K):
         return None
     try:
         maps = (_spec(problem.h), _spec(problem.psi))
     except (AttributeError, TypeError):
         return None
     return (alg.name, problem.loss, problem.M, problem.d, problem.dim, data, K, env.oracle.spec(), maps,
-            env.record_steps)
+            env.record_steps, P)
 
 
 def run_batch(algorithm: str | Algorithm, problems: Sequence[Problem], hyperparameters: Sequence[Any],
               rounds: int, seeds: Sequence[int], oracle: str | Oracle = "exact",
               references: Sequence[Any] | None = None, metrics_every: int = 1,
-              w0s: Sequence[Array | None] | None = None, record: str = "round") -> list[Trace]:
+              w0s: Sequence[Array | None] | None = None, record: str = "round",
+              participation: int | None = None) -> list[Trace]:
     """Run i is ``run(algorithm, problems[i], hyperparameters[i], rounds, oracle, seeds[i])``, all at once.
 
-    With ``reference=references[i]``, ``w0=w0s[i]``, ``metrics_every`` and ``record``.  The runs
-    ``batch_key`` groups advance together (module docstring); every other one runs alone.
+    With ``reference=references[i]``, ``w0=w0s[i]``, ``metrics_every``, ``record`` and ``participation``.
+    The runs ``batch_key`` groups advance together (module docstring); every other one runs alone.
 
     Args:
         algorithm: registry name (or alias) or an ``Algorithm``, common to every run.
@@ -162,6 +168,7 @@ def run_batch(algorithm: str | Algorithm, problems: Sequence[Problem], hyperpara
         metrics_every: as ``run``'s.
         w0s: one start point per run as ``run``'s ``w0`` (None: each problem's ``zero()``).
         record: ``round`` or ``step``, common (``run``'s).
+        participation: clients per round P, common (``run``'s; each run draws its own S_r).
 
     Returns:
         One trace per run, in order; each the bits ``run`` gives alone (``meta["seconds"]`` aside).
@@ -180,11 +187,12 @@ def run_batch(algorithm: str | Algorithm, problems: Sequence[Problem], hyperpara
     check_metrics_every(metrics_every)
     name = algorithm if isinstance(algorithm, str) else algorithm.name
     refs = _solved(problems, references)
-    setups = [prepare(algorithm, problems[i], hyperparameters[i], rounds, oracle, None, record, refs[i],
-                      w0s[i], "auto") for i in range(B)]
+    setups = [prepare(algorithm, problems[i], hyperparameters[i], rounds, oracle, participation, record,
+                      refs[i], w0s[i], "auto") for i in range(B)]
     batches, alone = batch_groups(setups, problems)
     out = {i: run(algorithm, problems[i], hyperparameters[i], rounds=rounds, oracle=oracle, seed=seeds[i],
-                  record=record, reference=refs[i], w0=w0s[i], metrics_every=metrics_every) for i in alone}
+                  record=record, reference=refs[i], w0=w0s[i], metrics_every=metrics_every,
+                  participation=participation) for i in alone}
     for idx in batches:
         traces = _run_group(name, [setups[i] for i in idx], [problems[i] for i in idx], rounds,
                             [seeds[i] for i in idx], metrics_every, record)
@@ -248,6 +256,25 @@ def _canon_env(setups: Sequence[Setup], problems: Sequence[Problem]) -> CanonBat
                      np.stack([p.weights for p in problems]), problems[0].psi, setups[0].env.oracle)
 
 
+def sampled(env: Any, problems: Sequence[Problem], active: Sequence[int], clients: Sequence[Array]) -> Any:
+    """The round's env when run ``active[j]`` samples ``clients[j]``: those rows of the stacked kernel, p̃.
+
+    The kernel's data are gathered as a run alone's ``Kernel.subset`` gathers them (one copy, in the order
+    of S_r), the weights are ``client_weights`` over S_r, run by run.
+    """
+    M = problems[0].M
+    rows = np.concatenate([j * M + c for j, c in enumerate(clients)])
+    full = env.kernel
+    k = Kernel(problems[0], "batched", np.arange(len(rows), dtype=np.int64))
+    if problems[0].loss == "quadratic":
+        Q, c = full._quadratic()
+        k._cache["Q"] = (Q[rows], c[rows])
+    else:
+        k._cache["X"], k._cache["y"] = full._stacked()[rows], full._labels()[rows]
+    weights = np.stack([client_weights(problems[i], c) for i, c in zip(active, clients, strict=True)])
+    return env._replace(kernel=k, weights=weights)
+
+
 def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: int, seeds: list[int],
                metrics_every: int, record: str = "round") -> list[Trace]:
     """The runs of one key, round by round together; a diverged run leaves the batch."""
@@ -262,7 +289,9 @@ def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: 
     status: list[str] = [COMPLETED] * B
     diverged_at: list[int | None] = [None] * B
     active = list(range(B))
-    clients = np.arange(M)
+    P = setups[0].participation
+    partial = P is not None and P < M  # each run draws its own S_r: the round's env holds those clients
+    clients = [np.arange(M)] * B
     canon = canon_method(setups[0].algorithm)  # FedCanon (``batched_canon``)
     primal = not canon and primal_method(setups[0].algorithm)  # a primal card (``batched_primal``)
     make_env: Any = _canon_env if canon else _primal_env if primal else _env
@@ -281,8 +310,11 @@ def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: 
                 state = BatchState(np.stack([st.z for st in states]), np.stack([st.w for st in states]), 0)
             env = make_env(setups, problems)
             for r in range(rounds):
+                if partial:  # S_r as ``run`` draws it, from each run's own sampling stream
+                    clients = [sample_clients(rngs[i][1], M, P) for i in active]
                 with np.errstate(all="ignore"):
-                    state, logs = advance(state, env, [rngs[i][2] for i in active])
+                    state, logs = advance(state, sampled(env, problems, active, clients) if partial else env,
+                                          [rngs[i][2] for i in active])
                     due = (r + 1) % metrics_every == 0 or r + 1 == rounds
                     pairs = list(zip(logs, active, strict=True))
                     bad = [diverged(log, setups[i].scale) for log, i in pairs]
@@ -293,7 +325,7 @@ def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: 
                         metrics = evaluate_many(evaluators, env.kernel, state.w, hats, bad)
                     keep = []
                     for j, i in enumerate(active):
-                        if bad[j] or not recs[i].record(logs[j], clients, evaluate=due, metrics=metrics[j]):
+                        if bad[j] or not recs[i].record(logs[j], clients[j], due, metrics[j]):
                             status[i], diverged_at[i] = DIVERGED, r + 1
                         else:
                             keep.append(j)

@@ -129,13 +129,13 @@ def test_primal_comparison_fails_when_one_run_differs(quad, oracle):
 
 
 def test_primal_not_covered_runs_alone(quad):
-    """Partial participation, per-step records, a K no other run shares, the compiled pass: ``run`` alone."""
+    """Per-step records, a K no other run shares, the compiled pass: ``run`` alone (partial participation is
+    batched: ``test_run_batch_participation.py``)."""
     problems, refs = quad
     hp = {"eta_c": 0.04, "local_steps": 2}
-    for participation, record in ((4, "round"), (None, "step")):
-        setups = [prepare("fedmid-avg", p, hp, 5, "gaussian:1.0", participation, record, r, None, "auto")
-                  for p, r in zip(problems, refs, strict=True)]
-        assert batch_groups(setups, problems) == ([], [0, 1, 2])
+    setups = [prepare("fedmid-avg", p, hp, 5, "gaussian:1.0", None, "step", r, None, "auto")
+              for p, r in zip(problems, refs, strict=True)]
+    assert batch_groups(setups, problems) == ([], [0, 1, 2])
     squares = [generate("lasso-paper", clients=4, samples=6, d=5, nnz=2, seed=s) for s in range(2)]
     setups = [prepare("fedmid-avg", p, hp, 5, "exact", None, "round", None, None, "auto") for p in squares]
     assert batch_groups(setups, squares) == ([], [0, 1])  # exact squares clients: the compiled pass alone

@@ -34,6 +34,8 @@ ROUNDS = Claim("prefetch-rounds", method="feddualavg", bound="1/sqrt(R)", along=
                seeds=3, worst=False)
 #: every run from the claim's own start point (each instance its own w0): runs outside ``_points_together``
 START = dataclasses.replace(ROUNDS, name="prefetch-start", start=0.5)
+#: P = 2 of the 4 clients each round (each run its own S_r): prefetched and batched like the others
+PARTICIPATION = dataclasses.replace(REPEATS, name="prefetch-participation", participation=2)
 #: a sweep of the class's clients (each point its own instance) read off every run and its exact twin
 TWIN = Claim("prefetch-twin", method="feddualavg", bound="1/M", along=("problem.clients", (2, 4)),
              problem=("quadratics", {"d": 8, "zeta": 0.0, "lam": 0.01}), hp=HP, oracle="gaussian:1.0",
@@ -69,12 +71,12 @@ def assert_same(a: Measurement, b: Measurement) -> None:
     assert (a.B, a.seeds, a.skipped, a.random, a.lacking) == (b.B, b.seeds, b.skipped, b.random, b.lacking)
 
 
-@pytest.mark.parametrize("claim", [REPEATS, ROUNDS, START, TWIN], ids=lambda c: c.name)
+@pytest.mark.parametrize("claim", [REPEATS, ROUNDS, START, TWIN, PARTICIPATION], ids=lambda c: c.name)
 def test_batched_across_instances_is_instance_by_instance(claim):
     assert_same(batched(claim, 2), one_by_one(claim, 2))
 
 
-@pytest.mark.parametrize("claim", [REPEATS, ROUNDS, START, TWIN], ids=lambda c: c.name)
+@pytest.mark.parametrize("claim", [REPEATS, ROUNDS, START, TWIN, PARTICIPATION], ids=lambda c: c.name)
 def test_the_instances_ask_for_no_run_the_prefetch_did_not_run(claim, monkeypatch):
     """``planned_runs`` lists what ``measure_instance`` asks for: after the prefetch no run is fresh, and
     the prefetch ran every instance's runs in one ``run_batch`` per (method, R, oracle)."""
@@ -129,12 +131,12 @@ def test_the_comparison_can_fail():
 
 
 def test_runs_the_batched_round_does_not_cover_are_left_to_the_instances():
-    """A method ``run_batch`` runs alone (FedAvgM), an unknown one, a participation of the claim's
-    own: nothing to gain ahead of the instances, so nothing is run ahead."""
+    """A method ``run_batch`` runs alone (FedAvgM), an unknown one, an engine option it does not take:
+    nothing to gain ahead of the instances, so nothing is run ahead."""
     planned = planned_runs(REPEATS, 0)
     assert base.prefetch([r._replace(algorithm="fedavgm") for r in planned]) == 0
     assert base.prefetch([r._replace(algorithm="no-such-method") for r in planned]) == 0
-    assert base.prefetch([r._replace(kw={"participation": 2}) for r in planned]) == 0
+    assert base.prefetch([r._replace(kw={"gradient": "loop"}) for r in planned]) == 0
     assert not base._MEMO
     assert base.prefetch(planned) == len(planned)  # the check can fail: these are run
 

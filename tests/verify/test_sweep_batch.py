@@ -20,9 +20,10 @@ BASE = {
 
 
 def configs():
-    """Three instance draws × two steps (the larger diverges) × two oracles × two seeds, and FedAvgM."""
+    """Three instance draws × two steps (the larger diverges) × two oracles × every client or 2 of the 4 each
+    round × two seeds, and FedAvgM."""
     return grid(BASE, {"problem.seed": [0, 1, 2], "hp.eta_c": [0.1, 9.0], "oracle": ["exact", "gaussian:0.3"],
-                       "algorithm": ["feddualavg", "fedavgm"]}, seeds=[0, 1])
+                       "participation": [None, 2], "algorithm": ["feddualavg", "fedavgm"]}, seeds=[0, 1])
 
 
 def rows(path: Path) -> dict[str, tuple]:
@@ -36,10 +37,12 @@ def test_feddualavg_configurations_are_grouped_the_others_alone():
     cfgs = configs()
     cut = batches(cfgs)
     dual = [g for g in cut if g[0].algorithm == "feddualavg"]
-    assert sorted(len(g) for g in dual) == [12, 12]  # one batch per oracle: 3 instances × 2 steps × 2 seeds
+    assert sorted(len(g) for g in dual) == [12] * 4  # per (oracle, P): 3 instances × 2 steps × 2 seeds
     assert all(len(g) == 1 for g in cut if g[0].algorithm == "fedavgm")
     assert sorted(c.key for g in cut for c in g) == sorted(c.key for c in cfgs)
     assert max(len(g) for g in batches(cfgs, workers=4)) == 3  # a pool's workers share a group
+    sampled = [g for g in dual if g[0].participation == 2]
+    assert len(sampled) == 2 and all(c.participation == 2 for g in sampled for c in g)
     minibatch = grid({**BASE, "oracle": "minibatch:2", "problem": {"generator": "ridge", "params": {}}},
                      {"problem.seed": [0, 1]}, seeds=[0, 1])
     assert [len(g) for g in batches(minibatch)] == [1] * 4  # not covered: each alone

@@ -146,8 +146,8 @@ def runs(
     is recorded.  A configuration this process ran already is not run again (``MEMO``): its bits depend
     on nothing else (the engine's streams come from the seed).  A run the engine ended on Ctrl-C is not
     a result: the interrupt goes on (``KeyboardInterrupt``).  Several seeds of per-round records with no
-    ``kw`` but ``w0`` run as one ``run_batch`` (``runs_together``: the same traces, each run's
-    ``seconds`` the batch's share).
+    ``kw`` but ``w0`` and ``participation`` run as one ``run_batch`` (``runs_together``: the same traces,
+    each run's ``seconds`` the batch's share).
     """
     if len(seeds) > 1 and record == "round" and _together(kw):
         return runs_together(algorithm, [(problem, hp, seeds, reference)], rounds, oracle, **kw)[0]
@@ -173,13 +173,13 @@ def runs_together(algorithm: str, points: Sequence[Point], rounds: int, oracle: 
                   **kw: Any) -> list[list[Trace]]:
     """``[runs(algorithm, q, hp, rounds, oracle, seeds, reference, **kw) for q, hp, seeds, reference in …]``.
 
-    Per-round records, every client each round, every run from ``w0`` when given (``kw``: ``w0``, and
-    ``participation`` None, recorded as given): the runs not in the memo as one ``run_batch``, which
+    Per-round records, every run from ``w0`` and with P clients per round when given (``kw``: ``w0``,
+    ``participation``, recorded as given): the runs not in the memo as one ``run_batch``, which
     advances together those it can (the same traces as alone, each run's ``seconds`` the batch's share);
     inside ``collect`` every run is recorded.
     """
     if not _together(kw):
-        raise ValueError(f"runs_together: {sorted(kw)}; the rule is w0 and participation None at most")
+        raise ValueError(f"runs_together: {sorted(kw)}; the rule is w0 and participation at most")
     flat = [Run(algorithm, q, hp, rounds, oracle, s, ref, kw) for q, hp, seeds, ref in points for s in seeds]
     keys = [_memo_key(algorithm, r.problem, r.hp, rounds, oracle, r.seed, r.reference, "round", kw)
             for r in flat]
@@ -215,18 +215,19 @@ class Run(NamedTuple):
 def _fresh(todo: Sequence[Run], keys: Sequence[tuple[tuple | None, tuple]]) -> list[tuple[Trace, float]]:
     """Run ``todo`` (each with its memo key and objects) and keep each; each run's trace and seconds.
 
-    One ``run_batch`` per (method, rounds, oracle, record) — what a batch's runs share —, each run with its
-    own instance, hyper-parameters, seed and start point.  A per-step run is kept until its one recall
-    (``_ONCE``), a per-round one in the memo.
+    One ``run_batch`` per (method, rounds, oracle, record, participation) — what a batch's runs share —,
+    each run with its own instance, hyper-parameters, seed and start point.  A per-step run is kept until
+    its one recall (``_ONCE``), a per-round one in the memo.
     """
-    groups: dict[tuple[str, int, str, str], list[int]] = {}
+    groups: dict[tuple[str, int, str, str, int | None], list[int]] = {}
     for i, r in enumerate(todo):
-        groups.setdefault((r.algorithm, r.rounds, r.oracle, r.record), []).append(i)
+        key = (r.algorithm, r.rounds, r.oracle, r.record, r.kw.get("participation"))
+        groups.setdefault(key, []).append(i)
     got: list[tuple[Trace, float] | None] = [None] * len(todo)
-    for (algorithm, rounds, oracle, record), idx in groups.items():
+    for (algorithm, rounds, oracle, record, participation), idx in groups.items():
         fresh = run_batch(algorithm, [todo[i].problem for i in idx], [todo[i].hp for i in idx], rounds,
                           [todo[i].seed for i in idx], oracle, [todo[i].reference for i in idx],
-                          w0s=[todo[i].kw.get("w0") for i in idx], record=record)
+                          w0s=[todo[i].kw.get("w0") for i in idx], record=record, participation=participation)
         for i, t in zip(idx, fresh, strict=True):
             got[i] = (_keep if record == "round" else _keep_once)(*keys[i], t, t.meta["seconds"])
     return [g for g in got if g is not None]
@@ -309,8 +310,8 @@ _PLAIN = (bool, int, float, str, type(None), np.integer, np.floating)
 
 
 def _together(kw: dict[str, Any]) -> bool:
-    """Whether runs with the engine options ``kw`` may run as one batch: a start point, every client."""
-    return set(kw) <= {"w0", "participation"} and kw.get("participation") is None
+    """Whether runs with the engine options ``kw`` may run as one batch: a start point, clients per round."""
+    return set(kw) <= {"w0", "participation"}
 
 
 def _recall(key: tuple | None) -> tuple[Trace, float] | None:

@@ -1,8 +1,9 @@
 """Which configurations of a sweep execute together as one ``run_batch`` (``task.execute_batch``).
 
-Configurations whose method the batched round covers (``engine.batch.batched_method``: FedDualAvg and
-its OSP variant) and that agree in everything ``run_batch`` holds common — algorithm, R, oracle (exact
-or Gaussian), ``metrics_every``, full participation, per-round records — and in their instance
+Configurations whose method the batched round covers (``engine.batch.batched_method``: the dual cards
+FedDualAvg and FedDualAvg-OSP, the primal cards FedAvg, FedMiD and their variants, FedCanon) and that agree
+in everything ``run_batch`` holds common — algorithm, R, oracle (exact or Gaussian), ``metrics_every``,
+clients per round, per-round records — and in their instance
 generator and its parameters other than the seed (so that their instances have the same shapes) form
 one group; each group is cut into batches of at most ``MAX_BATCH`` runs, and into at least one batch
 per worker when it has enough runs, so that a pool's workers share it.  Every other configuration is a
@@ -32,13 +33,12 @@ def group_key(config: RunConfig) -> tuple | None:
         alg = algorithms.get(config.algorithm)
     except FcocheckError:
         return None
-    if (not batched_method(alg) or config.participation is not None or config.record != "round"
-            or config.oracle.startswith("minibatch")):
+    if not batched_method(alg) or config.record != "round" or config.oracle.startswith("minibatch"):
         return None
     spec = config.problem.as_dict()
     params = {k: v for k, v in (spec.get("params") or {}).items() if k != "seed"}
     instance = canonical({**spec, "params": params}) if spec.get("file") is None else canonical(spec)
-    return alg.name, config.rounds, config.oracle, config.metrics_every, instance
+    return alg.name, config.rounds, config.oracle, config.metrics_every, config.participation, instance
 
 
 def batches(configs: Sequence[RunConfig], workers: int = 1) -> list[list[RunConfig]]:

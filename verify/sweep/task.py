@@ -189,9 +189,9 @@ def _record(config: RunConfig, trace: Any, seconds: float, started: str) -> RunR
 def execute_batch(configs: Sequence[RunConfig], references: dict[str, Any] | None = None) -> list[RunRecord]:
     """``[execute(c) for c in configs]`` as one ``run_batch`` (configurations ``batching.batches`` grouped).
 
-    Same algorithm, rounds, oracle and ``metrics_every`` in every configuration; each record is the one
-    ``execute`` gives (``seconds``: the batch's wall time shared among its runs).  Anything that fails
-    (an instance, a reference, a configuration ``run`` refuses) sends every configuration through
+    Same algorithm, rounds, oracle, ``metrics_every`` and participation in every configuration; each record
+    is the one ``execute`` gives (``seconds``: the batch's wall time shared among its runs).  Anything that
+    fails (an instance, a reference, a configuration ``run`` refuses) sends every configuration through
     ``execute``, which records each failure as its own.
     """
     from fcocheck.solvers.engine.batch import run_batch
@@ -202,7 +202,8 @@ def execute_batch(configs: Sequence[RunConfig], references: dict[str, Any] | Non
         with threadpool_limits(1):
             pairs = [instance(c, references) for c in configs]
             traces = run_batch(c0.algorithm, [p for p, _ in pairs], [dict(c.hp) for c in configs], c0.rounds,
-                               [c.seed for c in configs], c0.oracle, [r for _, r in pairs], c0.metrics_every)
+                               [c.seed for c in configs], c0.oracle, [r for _, r in pairs], c0.metrics_every,
+                               participation=c0.participation)
     except KeyboardInterrupt:
         raise
     except Exception:  # noqa: BLE001 - each configuration alone records its own error
