@@ -138,4 +138,6 @@ def make_composite(h: MirrorMap, psi: Regularizer) -> CompositeFn:
             return h.grad_conj(z)
         return fn(z, t)
 
+    # a separable ψ takes t as a column, one weight per row of z (every t ≠ 0): ``batched_dual.by_weight``
+    composite.rowwise = bool(psi.separable)  # type: ignore[attr-defined]
     return composite

@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fcocheck.solvers.algorithms.base import Counts, RoundLog
-from fcocheck.solvers.algorithms.batched_dual import per_run
+from fcocheck.solvers.algorithms.batched_dual import by_weight, per_run
 from fcocheck.solvers.algorithms.control import ControlHyper
 from fcocheck.solvers.kernels import Kernel
 from fcocheck.solvers.oracles import GaussianOracle, Oracle
@@ -126,14 +126,8 @@ def _oracle(env: CanonBatchEnv, X: Array, rngs: Sequence[np.random.Generator], M
 
 
 def _prox(psi: Any, V: Array, ts: Sequence[float]) -> Array:
-    """prox_{t_i ψ}(V[i]) for every run i: one call per distinct t_i over the rows sharing it."""
-    if len(set(ts)) == 1:
-        return psi.prox(V, ts[0])
-    out = np.empty(V.shape)
-    for t in dict.fromkeys(ts):
-        idx = [i for i, u in enumerate(ts) if u == t]
-        out[idx] = psi.prox(V[idx], t)
-    return out
+    """prox_{t_i ψ}(V[i]) for every run i (``batched_dual.by_weight``: one call for a separable ψ)."""
+    return by_weight(psi.prox, V, ts, 1, rowwise=psi.separable)
 
 
 def canon_round(state: CanonBatchState, env: CanonBatchEnv, rngs: Sequence[np.random.Generator]

@@ -83,17 +83,23 @@ def stacked_kernel(problems: Sequence[Any]) -> Kernel:
     return k
 
 
-def by_weight(composite: CompositeFn, Z: Array, ts: Sequence[float], rows: int, weightless: bool = False
-              ) -> Array:
-    """∇(h + t_iψ)*(z) on run i's ``rows`` rows of Z for every run i: one call per distinct t_i.
+def by_weight(composite: CompositeFn, Z: Array, ts: Sequence[float], rows: int, weightless: bool = False,
+              rowwise: bool | None = None) -> Array:
+    """∇(h + t_iψ)*(z) on run i's ``rows`` rows of Z for every run i (or prox_{t_iψ}: any such map).
 
     ``Z`` is ``(B·rows, dim)`` (or ``(B, dim)`` with rows = 1).  ``weightless``: the map does not depend
     on t ≠ 0 (``BatchEnv``), so every t ≠ 0 is called as the first of them: one call for those runs.
+    ``rowwise`` (default: the map's own ``rowwise``, ``composite.make_composite``): the map takes a column
+    of weights, one per row, and acts element by element — a separable ψ, whose every element is the same
+    operations on the same numbers with t a column as with t a scalar —, so runs of distinct t ≠ 0 are
+    one call.  Otherwise one call per distinct t_i.
     """
     if weightless:
         ts = same_nonzero(ts)
     if len(set(ts)) == 1:
         return composite(Z, ts[0])
+    if (getattr(composite, "rowwise", False) if rowwise is None else rowwise) and 0.0 not in ts:
+        return composite(Z, np.repeat(np.asarray(ts, dtype=float), rows)[:, None])
     out = np.empty(Z.shape)
     Z3, out3 = Z.reshape(len(ts), rows, -1), out.reshape(len(ts), rows, -1)
     for t in dict.fromkeys(ts):

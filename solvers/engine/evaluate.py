@@ -74,7 +74,7 @@ def evaluate_many(evaluators: Sequence[Evaluator], kernel: Kernel, W: Array, W_h
     very BLAS call ``evaluate`` makes, no Python loop over runs), the norm √(sᵀs) as ``np.linalg.norm``
     takes it.  So every value is ``evaluate``'s.  ``skip[i]``: run i's metrics are not wanted (None).
     """
-    from fcocheck.solvers.algorithms.batched_dual import stacked_dot
+    from fcocheck.solvers.algorithms.batched_dual import by_weight, stacked_dot
 
     p0 = evaluators[0].problem
     B, M, d = len(evaluators), p0.M, p0.d
@@ -90,7 +90,8 @@ def evaluate_many(evaluators: Sequence[Evaluator], kernel: Kernel, W: Array, W_h
     etas = [ev.eta for ev in evaluators]
     eta_col = np.array(etas)[:, None]
     V = W - eta_col * grads
-    prox = p0.psi.prox(V, etas[0]) if p0.psi.is_indicator else _per_weight(p0.psi.prox, V, etas)
+    prox = (p0.psi.prox(V, etas[0]) if p0.psi.is_indicator
+            else by_weight(p0.psi.prox, V, etas, 1, rowwise=p0.psi.separable))
     objective = (stacked_dot(weights, vals.reshape(B, M)) + psi_w).tolist()
     objective_avg = (stacked_dot(weights, vals_hat.reshape(B, M)) + psi_hat).tolist()
     step = (W - prox) / eta_col
@@ -124,11 +125,3 @@ def _like_broadcast(G3: Array) -> Array:
     out[...] = G3
     return out
 
-
-def _per_weight(prox, V: Array, ts: Sequence[float]) -> Array:  # noqa: ANN001
-    """prox(V[i], ts[i]) for every row i, one call per distinct t over the rows sharing it."""
-    out = np.empty(V.shape)
-    for t in dict.fromkeys(ts):
-        idx = [i for i, u in enumerate(ts) if u == t]
-        out[idx] = prox(V[idx], t)
-    return out

@@ -204,3 +204,49 @@ def test_an_indicator_map_is_called_once_for_every_nonzero_weight():
     want = by_weight(real, Z, ts, 4)
     assert got.tobytes() == want.tobytes()
     assert np.array_equal(got[:4], Z[:4]) and not np.array_equal(got[4:8], Z[4:8])
+
+
+def test_a_separable_map_takes_every_runs_weight_in_one_call():
+    """``by_weight`` with a separable ψ (``rowwise``): runs of distinct t ≠ 0 in one call, t a column, each
+    row the bits of its own call with t a scalar; a t = 0 or a non-separable ψ keeps a call per t; and the
+    comparison sees one weight changed by a relative 10⁻¹² (one ulp of t may vanish in 1 + tλ)."""
+    from fcocheck.solvers.algorithms.batched_dual import by_weight
+    from fcocheck.solvers.composite import make_composite
+    from fcocheck.solvers.mirror_maps import DiagonalQuadratic, Euclidean, FreeTailMirror
+    from fcocheck.solvers.regularizers import L1, MCP, SCAD, ElasticNet, FreeTail, GroupLasso, L2Squared
+
+    Z = np.random.default_rng(5).standard_normal((5 * 4, 6)) * 2.0
+    ts = [0.3, 0.1, 0.3, 0.7, 0.25]
+    pairs = [(Euclidean(), L1(0.8)), (Euclidean(), ElasticNet(0.5, 0.3)), (Euclidean(), L2Squared(0.4)),
+             (Euclidean(), MCP(0.6, 3.0)), (Euclidean(), SCAD(0.6, 3.7)),
+             (DiagonalQuadratic(a=(1.0, 2.0, 0.5, 1.5, 3.0, 1.0)), L1(0.8)),
+             (FreeTailMirror(base=Euclidean()), FreeTail(base=L1(0.8)))]
+    for h, psi in pairs:
+        real = make_composite(h, psi)
+        calls: list = []
+        counted = lambda z, t, real=real, calls=calls: calls.append(t) or real(z, t)  # noqa: E731
+        counted.rowwise = real.rowwise
+        got = by_weight(counted, Z, ts, 4)
+        assert len(calls) == 1, psi.name
+        one_by_one = np.concatenate([real(Z[4 * i:4 * i + 4], t) for i, t in enumerate(ts)])
+        assert got.tobytes() == one_by_one.tobytes(), psi.name
+        off = [*ts[:3], ts[3] * (1 + 1e-12), ts[4]]
+        assert by_weight(real, Z, off, 4).tobytes() != one_by_one.tobytes(), psi.name
+        calls.clear()
+        by_weight(counted, Z, [0.0, *ts[1:]], 4)
+        assert len(calls) == 5  # t = 0 is ∇h*: a call per distinct t (0, 0.1, 0.3, 0.7, 0.25)
+    group = make_composite(Euclidean(), GroupLasso(0.5, (0, 0, 0, 1, 1, 1)))
+    assert not group.rowwise
+    assert by_weight(group, Z, ts, 4).tobytes() == np.concatenate(
+        [group(Z[4 * i:4 * i + 4], t) for i, t in enumerate(ts)]).tobytes()
+
+
+@pytest.mark.parametrize("algorithm", ["feddualavg", "fedmid"])
+def test_same_bits_with_an_l1_penalty_and_distinct_steps(algorithm):
+    """ψ = λ‖·‖₁ (separable, not an indicator): every run's η̃ its own, the maps one call (``rowwise``)."""
+    ps = [generate("quadratics", seed=s, clients=6, d=7, zeta=2.0, lam=0.05) for s in range(3)]
+    refs = [reference_solve(p) for p in ps]
+    hps = [{"eta_c": eta, "local_steps": 3} for eta in (0.05, 0.02, 0.08)]
+    got = batched(algorithm, ps, hps, [0, 1, 2], refs, "gaussian:0.5")
+    want = alone(algorithm, ps, hps, [0, 1, 2], refs, "gaussian:0.5")
+    assert [differences(a, b) for a, b in zip(got, want, strict=True)] == [[]] * 3
