@@ -119,6 +119,33 @@ class RoundLog:
                    steps=steps or {}, extra=extra or {})
 
 
+class BatchLog(NamedTuple):
+    """What one round of B runs advancing together reports (``engine.batch``): ``RoundLog``s stacked.
+
+    Row i of each array is what run i's ``RoundLog`` holds alone.
+
+    Attributes:
+        w: the runs' w_{r+1}, ``(B, dim)``.
+        z: their z_{r+1} (dual family), else None.
+        avg_terms: each run's terms of ŵ, ``(B, dim)`` (``RoundLog.avg_terms``).
+        avg_count: how many terms each row holds (the same for every run).
+        discrepancy: ``(B, K)`` (``RoundLog.discrepancy``; ``(B, 0)`` when not defined).
+        counts: the calls and floats of one run's round (the same for every run).
+        extra: each extra's values, ``(B,)`` or ``(B, …)``.
+        steps: each run's per-step arrays (``RoundLog.steps``), only with per-step records.
+
+    """
+
+    w: np.ndarray
+    z: np.ndarray | None
+    avg_terms: np.ndarray
+    avg_count: int
+    discrepancy: np.ndarray
+    counts: Counts
+    extra: dict[str, np.ndarray] = {}
+    steps: list[dict[str, np.ndarray]] | None = None
+
+
 InitFn = Callable[[Problem, Any, np.random.Generator], Any]
 RoundFn = Callable[[Any, Any, Env, np.random.Generator, Array], tuple[Any, RoundLog]]
 

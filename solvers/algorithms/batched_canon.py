@@ -23,14 +23,13 @@ alone, bit for bit (``tests/solvers/test_run_batch_canon.py``).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from fcocheck.solvers.algorithms.base import Counts, RoundLog
-from fcocheck.solvers.algorithms.batched_dual import by_weight, per_run
+from fcocheck.solvers.algorithms.base import BatchLog, Counts
+from fcocheck.solvers.algorithms.batched_dual import by_weight, per_run, stacked_dot
 from fcocheck.solvers.algorithms.control import ControlHyper
 from fcocheck.solvers.kernels import Kernel
 from fcocheck.solvers.oracles import GaussianOracle, Oracle
@@ -131,7 +130,7 @@ def _prox(psi: Any, V: Array, ts: Sequence[float]) -> Array:
 
 
 def canon_round(state: CanonBatchState, env: CanonBatchEnv, rngs: Sequence[np.random.Generator]
-                ) -> tuple[CanonBatchState, list[RoundLog]]:
+                ) -> tuple[CanonBatchState, BatchLog]:
     """One FedCanon round of every run, full participation (module docstring; Seed 003 Alg. 1, eqs. 7a–7f).
 
     Args:
@@ -140,7 +139,7 @@ def canon_round(state: CanonBatchState, env: CanonBatchEnv, rngs: Sequence[np.ra
         rngs: each run's oracle generator, in batch order.
 
     Returns:
-        The runs' x^{t+1}, c^{t+1}, and one ``RoundLog`` per run: ``fedcanon_round``'s, bit for bit
+        The runs' x^{t+1}, c^{t+1}, and their log: row i ``fedcanon_round``'s for run i, bit for bit
         (x^{t+1}, the per-step drift Σ_i p̃_i ‖x̄ − x_i^{t,k}‖² (0 at k = 0) and ``control_sum`` =
         ‖Σ_m M p_m c_m^{t+1}‖).
 
@@ -169,7 +168,7 @@ def canon_round(state: CanonBatchState, env: CanonBatchEnv, rngs: Sequence[np.ra
     w_next = _prox(env.psi, state.w - np.array(etas)[:, None] * g, etas)  # 7e
     sums = M * per_run(env.p, controls)
     counts = Counts(grad=M * K * b, prox_server=1, floats_up=M * dim, floats_down=2 * M * dim)
-    # ‖v‖₂ as ``np.linalg.norm`` computes it for a vector: √(v·v), correctly rounded
-    logs = [RoundLog.primal(w_next[i], counts, discrepancy=disc[i],
-                            extra={"control_sum": math.sqrt(float(sums[i].dot(sums[i])))}) for i in range(B)]
-    return CanonBatchState(w_next, controls, state.r + 1), logs
+    # ‖v‖₂ as ``np.linalg.norm`` computes it for a vector: √(v·v), correctly rounded, each row's v·v its own
+    log = BatchLog(w=w_next, z=None, avg_terms=w_next, avg_count=1, discrepancy=disc, counts=counts,
+                   extra={"control_sum": np.sqrt(stacked_dot(sums, sums))})
+    return CanonBatchState(w_next, controls, state.r + 1), log

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from fcocheck.solvers.algorithms.base import Counts, RoundLog
+from fcocheck.solvers.algorithms.base import BatchLog, Counts
 from fcocheck.solvers.kernels import Kernel
 from fcocheck.solvers.oracles import GaussianOracle, Oracle
 
@@ -156,8 +156,8 @@ def run_discrepancies(h: Any, weights: Array, Z: Array, zbars: Array) -> Array:
 
 
 def dual_round(state: BatchState, env: BatchEnv, rngs: Sequence[np.random.Generator]
-               ) -> tuple[BatchState, list[RoundLog]]:
-    """One round of every run (module docstring); the logs are ``Card._dual_round``'s, run by run."""
+               ) -> tuple[BatchState, BatchLog]:
+    """One round of every run (module docstring); row i of the log is ``Card._dual_round``'s for run i."""
     card, hps, r = env.card, env.hps, state.r
     step = card.client
     B, M = env.weights.shape
@@ -190,10 +190,9 @@ def dual_round(state: BatchState, env: BatchEnv, rngs: Sequence[np.random.Genera
     w_next = by_weight(env.composite, z_next, [step.tilde(hp, r + 1, 0) for hp in hps], 1, env.weightless)
     calls = Counts(grad=M * K, prox_client=M * K * step.prox_cost, prox_server=card.apply.prox_cost,
                    floats_up=M * dim, floats_down=M * dim)
-    logs = [RoundLog(w=w_next[i], z=z_next[i], avg_terms=terms[i], avg_count=K, discrepancy=disc[i],
-                     counts=calls, steps=_run_steps(state.z, steps, i) if env.record_steps else {})
-            for i in range(B)]
-    return BatchState(z_next, w_next, r + 1), logs
+    log = BatchLog(w=w_next, z=z_next, avg_terms=terms, avg_count=K, discrepancy=disc, counts=calls,
+                   steps=[_run_steps(state.z, steps, i) for i in range(B)] if env.record_steps else None)
+    return BatchState(z_next, w_next, r + 1), log
 
 
 def _run_steps(z: Array, steps: Sequence[dict[str, Array]], i: int) -> dict[str, Array]:

@@ -29,11 +29,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from fcocheck.solvers.algorithms.base import Counts, RoundLog
+from fcocheck.solvers.algorithms.base import BatchLog, Counts
 from fcocheck.solvers.algorithms.batched_dual import by_weight, per_run, run_discrepancies, stacked_grads
 from fcocheck.solvers.card.steps import Add, Gradient, Mirror, MirrorAdd, Scale
 from fcocheck.solvers.kernels import Kernel
-from fcocheck.solvers.metrics import nonzero_fraction
 from fcocheck.solvers.oracles import Oracle
 
 Array = np.ndarray
@@ -111,7 +110,7 @@ def _server(env: PrimalBatchEnv, w: Array, delta: Array) -> Array:
 
 
 def primal_round(state: PrimalBatchState, env: PrimalBatchEnv, rngs: Sequence[np.random.Generator]
-                 ) -> tuple[PrimalBatchState, list[RoundLog]]:
+                 ) -> tuple[PrimalBatchState, BatchLog]:
     """One round of every run, every client (module docstring; FCO Alg. 1–2).
 
     Args:
@@ -120,9 +119,10 @@ def primal_round(state: PrimalBatchState, env: PrimalBatchEnv, rngs: Sequence[np
         rngs: each run's oracle generator, in batch order.
 
     Returns:
-        The runs' w_{r+1}, and one ``RoundLog`` per run: ``primitives.primal_round``'s, bit for bit (the
+        The runs' w_{r+1}, and their log: row i ``primitives.primal_round``'s for run i, bit for bit (the
         discrepancy Σ_m p̃_m ‖z̄ − ∇h(w^m_{r,k})‖²_* at the query points, 0 at k = 0, and the extras
-        ``client_density``, ``average_density``, ``client_support``).
+        ``client_density``, ``average_density``, ``client_support``: the non-zero counts over the same
+        entries, divided once).
 
     """
     card, hps = env.card, env.hps
@@ -144,11 +144,10 @@ def primal_round(state: PrimalBatchState, env: PrimalBatchEnv, rngs: Sequence[np
     counts = Counts(grad=M * K, subgrad=step.subgrad_cost * M * K, prox_client=step.prox_cost * M * K,
                     prox_server=card.apply.prox_cost, floats_up=M * dim, floats_down=M * dim)
     average = per_run(env.weights, W)
-    logs = []
-    for i in range(B):
-        final = W[i * M:(i + 1) * M]
-        extra = {"client_density": float(nonzero_fraction(final[:, :d])),
-                 "average_density": float(nonzero_fraction(average[i][:d])),
-                 "client_support": nonzero_fraction(final[:, :d], axis=0)}
-        logs.append(RoundLog.primal(w_next[i], counts, discrepancy=disc[i], steps={}, extra=extra))
-    return PrimalBatchState(w_next, state.r + 1), logs
+    final = W.reshape(B, M, dim)[:, :, :d]
+    extra = {"client_density": np.count_nonzero(final, axis=(1, 2)) / (M * d),
+             "average_density": np.count_nonzero(average[:, :d], axis=1) / d,
+             "client_support": np.count_nonzero(final, axis=1) / M}
+    log = BatchLog(w=w_next, z=None, avg_terms=w_next, avg_count=1, discrepancy=disc, counts=counts,
+                   extra=extra)
+    return PrimalBatchState(w_next, state.r + 1), log

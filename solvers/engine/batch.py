@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from fcocheck.solvers.algorithms.base import Algorithm
+from fcocheck.solvers.algorithms.base import Algorithm, BatchLog
 from fcocheck.solvers.algorithms.batched_canon import CanonBatchEnv, CanonBatchState, canon_env, canon_round
 from fcocheck.solvers.algorithms.batched_dual import BatchEnv, BatchState, dual_round, stacked_kernel
 from fcocheck.solvers.algorithms.batched_primal import (
@@ -45,9 +45,10 @@ from fcocheck.solvers.algorithms.control import ControlHyper, init_controls
 from fcocheck.solvers.algorithms.fedcanon import fedcanon_round
 from fcocheck.solvers.algorithms.primitives import client_major, client_weights, fused
 from fcocheck.solvers.card.steps import DualAdd, Scale
+from fcocheck.solvers.engine.batch_recorder import BatchRecorder
 from fcocheck.solvers.engine.evaluate import evaluate_many
 from fcocheck.solvers.engine.recorder import Recorder
-from fcocheck.solvers.engine.run import Setup, _meta, check_metrics_every, diverged, prepare, run
+from fcocheck.solvers.engine.run import Setup, _meta, check_metrics_every, diverged_rows, prepare, run
 from fcocheck.solvers.engine.sampler import sample_clients
 from fcocheck.solvers.engine.trace import COMPLETED, DIVERGED, INTERRUPTED, Trace
 from fcocheck.solvers.kernels import Kernel, serial_blas
@@ -277,7 +278,11 @@ def sampled(env: Any, problems: Sequence[Problem], active: Sequence[int], client
 
 def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: int, seeds: list[int],
                metrics_every: int, record: str = "round") -> list[Trace]:
-    """The runs of one key, round by round together; a diverged run leaves the batch."""
+    """The runs of one key, round by round together; a diverged run leaves the batch.
+
+    Each round's log is the runs' ``BatchLog``; the divergence guard, the metrics (``evaluate_many``) and
+    the records (``BatchRecorder``) take every run at once, each run's values those of ``run`` alone.
+    """
     start = time.perf_counter()
     B, M = len(setups), problems[0].M
     rngs = [tuple(np.random.default_rng(c) for c in np.random.SeedSequence(seed).spawn(3)) for seed in seeds]
@@ -288,7 +293,8 @@ def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: 
     states = [s.algorithm.init(p, s.hp, s.w0, r[0]) for s, p, r in zip(setups, problems, rngs, strict=True)]
     status: list[str] = [COMPLETED] * B
     diverged_at: list[int | None] = [None] * B
-    active = list(range(B))
+    active = np.arange(B)
+    scales = np.array([s.scale for s in setups], dtype=float)
     P = setups[0].participation
     partial = P is not None and P < M  # each run draws its own S_r: the round's env holds those clients
     clients = [np.arange(M)] * B
@@ -297,6 +303,7 @@ def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: 
     make_env: Any = _canon_env if canon else _primal_env if primal else _env
     advance: Any = canon_round if canon else primal_round if primal else dual_round
     state: Any
+    book = BatchRecorder(recs, rounds, problems[0].dim, not (canon or primal))
     try:
         with serial_blas():
             for i in range(B):
@@ -313,34 +320,37 @@ def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: 
                 if partial:  # S_r as ``run`` draws it, from each run's own sampling stream
                     clients = [sample_clients(rngs[i][1], M, P) for i in active]
                 with np.errstate(all="ignore"):
-                    state, logs = advance(state, sampled(env, problems, active, clients) if partial else env,
-                                          [rngs[i][2] for i in active])
+                    state, log = advance(state, sampled(env, problems, active, clients) if partial else env,
+                                         [rngs[i][2] for i in active])
                     due = (r + 1) % metrics_every == 0 or r + 1 == rounds
-                    pairs = list(zip(logs, active, strict=True))
-                    bad = [diverged(log, setups[i].scale) for log, i in pairs]
-                    metrics: list = [None] * len(active)
-                    if due:  # one pass over every run's clients (a diverged run's metrics are not wanted)
-                        hats = np.stack([recs[i].w_hat(log) for log, i in pairs])
+                    keep = ~diverged_rows(log.w, log.z, scales[active])
+                    sums, hats = book.w_hat(active, log)
+                    metrics = None
+                    if due:  # one pass over every run's clients (``Recorder.record``: a finite objective)
                         evaluators = [setups[i].evaluator for i in active]
-                        metrics = evaluate_many(evaluators, env.kernel, state.w, hats, bad)
-                    keep = []
-                    for j, i in enumerate(active):
-                        if bad[j] or not recs[i].record(logs[j], clients[j], due, metrics[j]):
-                            status[i], diverged_at[i] = DIVERGED, r + 1
-                        else:
-                            keep.append(j)
-                if len(keep) < len(active):
-                    active = [active[j] for j in keep]
-                    if not active:
+                        metrics = evaluate_many(evaluators, env.kernel, log.w, hats)
+                        keep &= np.isfinite(metrics[0]["objective"])
+                if not keep.all():
+                    for i in active[~keep]:
+                        status[i], diverged_at[i] = DIVERGED, r + 1
+                if keep.any():
+                    rows = np.flatnonzero(keep)
+                    book.record(active[rows], _rows(log, rows), [clients[j] for j in rows], sums[rows],
+                                None if metrics is None else _metric_rows(metrics, rows))
+                if not keep.all():
+                    active = active[keep]
+                    if not len(active):
                         break
+                    rows = list(np.flatnonzero(keep))
                     if canon or primal:
-                        state = state.select(keep)
+                        state = state.select(rows)
                     else:
-                        state = BatchState(state.z[keep], state.w[keep], state.r)
+                        state = BatchState(state.z[rows], state.w[rows], state.r)
                     env = make_env([setups[i] for i in active], [problems[i] for i in active])
     except KeyboardInterrupt:
         for i in active:
             status[i] = INTERRUPTED
+    book.finish()
     seconds = (time.perf_counter() - start) / B
     traces = []
     for i in range(B):
@@ -351,3 +361,21 @@ def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: 
         trace.meta["completed"] = len(trace["server_w"]) - 1
         traces.append(trace)
     return traces
+
+
+def _rows(log: BatchLog, rows: Array) -> BatchLog:
+    """The log of the runs at positions ``rows`` (all of them: the log itself)."""
+    if len(rows) == len(log.w):
+        return log
+    return BatchLog(log.w[rows], None if log.z is None else log.z[rows], log.avg_terms[rows], log.avg_count,
+                    log.discrepancy[rows], log.counts, {k: v[rows] for k, v in log.extra.items()},
+                    None if log.steps is None else [log.steps[j] for j in rows])
+
+
+def _metric_rows(metrics: tuple[dict[str, Array], list[dict[str, Any]]], rows: Array
+                 ) -> tuple[dict[str, Array], list[dict[str, Any]]]:
+    """``evaluate_many``'s metrics of the runs at positions ``rows``."""
+    stacked, own = metrics
+    if len(rows) == len(own):
+        return metrics
+    return {k: v[rows] for k, v in stacked.items()}, [own[j] for j in rows]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -61,24 +62,25 @@ class Evaluator:
         return out
 
 
-def evaluate_many(evaluators: Sequence[Evaluator], kernel: Kernel, W: Array, W_hat: Array,
-                  skip: Sequence[bool] | None = None) -> list[dict[str, float] | None]:
-    """``[evaluators[i].evaluate(W[i], W_hat[i])]`` for B runs whose M clients each ``kernel`` stacks.
+def evaluate_many(evaluators: Sequence[Evaluator], kernel: Kernel, W: Array, W_hat: Array
+                  ) -> tuple[dict[str, Array], list[dict[str, Any]]]:
+    """``evaluators[i].evaluate(W[i], W_hat[i])`` for B runs whose M clients each ``kernel`` stacks.
+
+    Returns (key → the B values, NaN for a run without Φ*; each run's own structure and recovery
+    metrics where they are not a density: a matrix model's rank, the ground truth's scores).
 
     The runs' problems share their loss, shapes and ψ (``engine.batch.batch_key``).  The passes over the
     data (F_m and ∇F_m at w_i, F_m at ŵ_i) are one call on the stacked clients, ψ(w_i) and ψ(ŵ_i) one call
-    on the B points, prox_{ηψ} one call per distinct η (one for an indicator, whose prox ignores η); the
-    sums over clients and the norms stay one call per run on the arrays ``evaluate`` reduces, ∇F_m's rows
-    laid out as the run alone lays them out (another layout takes another BLAS path, with other last
-    bits).  The per-run products are stacked ``matmul``s (``batched_dual.stacked_dot``: each run's the
-    very BLAS call ``evaluate`` makes, no Python loop over runs), the norm √(sᵀs) as ``np.linalg.norm``
-    takes it.  So every value is ``evaluate``'s.  ``skip[i]``: run i's metrics are not wanted (None).
+    on the B points, prox_{ηψ} one call (``batched_dual.by_weight``); the sums over clients and the norms
+    are each run's own call on the arrays ``evaluate`` reduces, ∇F_m's rows laid out as the run alone lays
+    them out (another layout takes another BLAS path, with other last bits), made for all runs by one
+    stacked ``matmul`` (``batched_dual.stacked_dot``: each run's the very BLAS call ``evaluate`` makes),
+    the norm √(sᵀs) as ``np.linalg.norm`` takes it.  So every value is ``evaluate``'s.
     """
     from fcocheck.solvers.algorithms.batched_dual import by_weight, stacked_dot
 
     p0 = evaluators[0].problem
     B, M, d = len(evaluators), p0.M, p0.d
-    skip = [False] * B if skip is None else skip
     vals, G = kernel.values_and_grads(np.repeat(W, M, axis=0))
     vals_hat = kernel.values(np.repeat(W_hat, M, axis=0))
     psi_w, psi_hat = p0.psi.value(W), p0.psi.value(W_hat)
@@ -92,26 +94,17 @@ def evaluate_many(evaluators: Sequence[Evaluator], kernel: Kernel, W: Array, W_h
     V = W - eta_col * grads
     prox = (p0.psi.prox(V, etas[0]) if p0.psi.is_indicator
             else by_weight(p0.psi.prox, V, etas, 1, rowwise=p0.psi.separable))
-    objective = (stacked_dot(weights, vals.reshape(B, M)) + psi_w).tolist()
-    objective_avg = (stacked_dot(weights, vals_hat.reshape(B, M)) + psi_hat).tolist()
+    objective = stacked_dot(weights, vals.reshape(B, M)) + psi_w
+    objective_avg = stacked_dot(weights, vals_hat.reshape(B, M)) + psi_hat
     step = (W - prox) / eta_col
-    norm = np.sqrt(stacked_dot(step, step)).tolist()
-    density = (np.count_nonzero(W[:, :d], axis=1) / d).tolist() if p0.shape is None else None
-    out: list[dict[str, float] | None] = []
-    for i, ev in enumerate(evaluators):
-        if skip[i]:
-            out.append(None)
-            continue
-        p = ev.problem
-        m = {"objective": objective[i], "prox_grad_norm": norm[i], "objective_avg": objective_avg[i]}
-        if ev.phi_star is not None:
-            m["gap"] = objective[i] - ev.phi_star
-            m["gap_avg"] = objective_avg[i] - ev.phi_star
-        m.update({"density": density[i]} if density is not None else structure(p, W[i]))
-        if "w" in p.truth:
-            m.update(recovery(p, W[i]))
-        out.append(m)
-    return out
+    phi_star = np.array([np.nan if ev.phi_star is None else ev.phi_star for ev in evaluators], dtype=float)
+    out = {"objective": objective, "prox_grad_norm": np.sqrt(stacked_dot(step, step)),
+           "objective_avg": objective_avg, "gap": objective - phi_star, "gap_avg": objective_avg - phi_star}
+    if p0.shape is None:
+        out["density"] = np.count_nonzero(W[:, :d], axis=1) / d
+    own = [{**({} if p0.shape is None else structure(ev.problem, W[i])), **recovery(ev.problem, W[i])}
+           for i, ev in enumerate(evaluators)]
+    return out, own
 
 
 def _like_broadcast(G3: Array) -> Array:

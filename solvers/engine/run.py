@@ -188,6 +188,20 @@ def diverged(log: RoundLog, scale: float) -> bool:
     return math.sqrt(flat.dot(flat)) > EXPLOSION_FACTOR * scale
 
 
+def diverged_rows(W: Array, Z: Array | None, scales: Array) -> Array:
+    """``diverged`` for each row of W (and Z): run i's w_{r+1} = W[i], its scale ``scales[i]``.
+
+    Each row's ‖w‖ the very dot product ``diverged`` takes (``batched_dual.stacked_dot``).
+    """
+    from fcocheck.solvers.algorithms.batched_dual import stacked_dot
+
+    finite = np.isfinite(W).all(axis=1)
+    if Z is not None:
+        finite &= np.isfinite(Z).all(axis=1)
+    with np.errstate(all="ignore"):
+        return ~finite | (np.sqrt(stacked_dot(W, W)) > EXPLOSION_FACTOR * scales)
+
+
 def _meta(s: Setup, name: str, problem: Problem, rounds: int, seed: int, record: str) -> dict[str, Any]:
     ref = None if s.reference is None else {k: v for k, v in s.reference.items() if k != "w"}
     return {"algorithm": s.algorithm.name, "requested": name, "problem": problem.name,

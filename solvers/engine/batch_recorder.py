@@ -1,0 +1,133 @@
+"""Records runs that advance together: a quantity one array over the runs; each run's ``Recorder`` at the end.
+
+A ``Recorder`` takes one run's ``RoundLog`` a round at a time.  Runs advancing together (``engine.batch``)
+report a ``BatchLog``: the same quantities stacked.  ``BatchRecorder.record`` keeps them in arrays with a
+row per round and a column per run — the server iterates, the metrics, the running counts and ŵ's sum,
+the discrepancy's mean, sum and the overhead L·Σdisc/#steps (eq. 4.3's), the sampled clients and the
+extras — each element made by the operations ``Recorder.record`` makes for its run alone (an element-wise
+sum over the runs is the run's own sum; a row's mean its own sum divided once).  ``finish`` hands each run's
+columns, up to the last round it recorded, to its ``Recorder``, whose ``trace`` then holds the bits the run
+alone records (``tests/solvers/test_run_batch*.py``).
+
+A run whose round is refused (diverged, or its objective not finite: ``Recorder.record``'s rule) records
+nothing more; its columns end at its last recorded round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from fcocheck.solvers.algorithms.base import BatchLog
+from fcocheck.solvers.engine.recorder import COUNT_KEYS, Recorder
+
+Array = np.ndarray
+
+
+class BatchRecorder:
+    """The records of B runs that started together (each ``Recorder`` has its start point already)."""
+
+    def __init__(self, recs: Sequence[Recorder], rounds: int, dim: int, dual: bool) -> None:
+        B = len(recs)
+        self.recs = list(recs)
+        self.L = np.array([rec.L for rec in recs], dtype=float)
+        self.W = np.empty((rounds, B, dim))
+        self.Z = np.empty((rounds, B, dim)) if dual else None
+        self.metrics: dict[str, Array] = {}  # key → (rounds, B), NaN where not evaluated
+        self.own: list[list[dict[str, Any]]] = [[] for _ in range(B)]  # each run's own metrics per round
+        self.totals: dict[str, Array] = {}  # count key → (rounds, B): the running totals after each round
+        self.sums = np.zeros((B, dim))  # Σ of ŵ's terms, from the first round
+        self.count = np.zeros(B, dtype=np.int64)
+        self.disc_sum = np.zeros(B)
+        self.disc_steps = np.zeros(B, dtype=np.int64)
+        self.overhead = np.empty((rounds, B))
+        self.rounds: dict[str, Array] = {}  # per-round quantities: key → (rounds, B, …)
+        self.steps: list[list[dict[str, Array]]] = [[] for _ in range(B)]
+        self.done = np.zeros(B, dtype=np.int64)  # rounds recorded by each run
+
+    def w_hat(self, runs: Array, log: BatchLog) -> tuple[Array, Array]:
+        """(Σ of ŵ's terms, ŵ) after the round ``log`` reports, for the runs ``runs`` (nothing recorded)."""
+        first = self.done[runs] == 0
+        sums = np.where(first[:, None], log.avg_terms, self.sums[runs] + log.avg_terms)
+        return sums, sums / (self.count[runs] + log.avg_count)[:, None]
+
+    def record(self, runs: Array, log: BatchLog, clients: Sequence[Array], sums: Array,
+               metrics: tuple[dict[str, Array], list[dict[str, Any]]] | None) -> None:
+        """Record one round of the runs ``runs`` (each the batch's column; ``log``'s rows in that order).
+
+        ``sums``: ``w_hat``'s first value for these runs; ``metrics``: ``evaluate_many``'s at (w, ŵ), None
+        on a round without metrics (NaN).  Every run given is kept: refused runs are left out by the caller.
+        """
+        r = int(self.done[runs[0]])  # the runs of a batch record their rounds together
+        if metrics is not None:
+            stacked, own = metrics
+            for key, values in stacked.items():
+                if key not in self.metrics:
+                    self.metrics[key] = np.full(self.W.shape[:2], np.nan)
+                self.metrics[key][r, runs] = values
+            for j, i in enumerate(runs):
+                self.own[i].append(own[j])
+        else:
+            for i in runs:
+                self.own[i].append({})
+        self.sums[runs] = sums
+        self.count[runs] += log.avg_count
+        for key, value in log.counts.as_dict().items():
+            if key not in self.totals:
+                self.totals[key] = np.zeros(self.W.shape[:2], dtype=np.int64)
+            self.totals[key][r, runs] = (self.totals[key][r - 1, runs] if r else 0) + value
+        if log.discrepancy.shape[1]:
+            total = log.discrepancy.sum(axis=1)  # each row's own pairwise sum, as ``Recorder.record``'s
+            self.disc_sum[runs] += total
+            self.disc_steps[runs] += log.discrepancy.shape[1]
+            self._round("discrepancy", r, runs, total / log.discrepancy.shape[1])
+            if log.steps is not None:
+                self._round("discrepancy_steps", r, runs, log.discrepancy)
+            self.overhead[r, runs] = self.L[runs] * self.disc_sum[runs] / self.disc_steps[runs]
+        self._round("participants", r, runs, np.full(len(runs), len(clients[0])))
+        if self.recs[runs[0]].P is not None:
+            self._round("sampled", r, runs, np.stack(clients))
+        for key, values in log.extra.items():
+            self._round(key, r, runs, values)
+        self.W[r, runs] = log.w
+        if self.Z is not None:
+            self.Z[r, runs] = log.z
+        if log.steps is not None:
+            for j, i in enumerate(runs):
+                self.steps[i].append(log.steps[j])
+        self.done[runs] += 1
+
+    def _round(self, key: str, r: int, runs: Array, values: Array) -> None:
+        values = np.asarray(values)
+        if key not in self.rounds:
+            self.rounds[key] = np.empty((*self.W.shape[:2], *values.shape[1:]), dtype=values.dtype)
+        self.rounds[key][r, runs] = values
+
+    def finish(self) -> None:
+        """Hand each run's records to its ``Recorder`` (as if it had recorded them round by round)."""
+        for i, rec in enumerate(self.recs):
+            n = int(self.done[i])
+            if n == 0:
+                continue
+            rec.avg_sum, rec.avg_count = self.sums[i].copy(), int(self.count[i])
+            rec.buffer_rows("server_w", self.W[:n, i])
+            if self.Z is not None:
+                rec.buffer_rows("server_z", self.Z[:n, i])
+            for key in rec.metric_keys:
+                if key in self.metrics:
+                    rec.points[key].extend(self.metrics[key][:n, i].tolist())
+                else:  # a run's own metric (a rank, a recovery score): its values as evaluate gives them
+                    rec.points[key].extend(m.get(key, float("nan")) for m in self.own[i][:n])
+            for key, totals in self.totals.items():
+                rec.points[COUNT_KEYS[key]].extend(totals[:n, i].tolist())
+                rec.totals[key] = int(totals[n - 1, i])
+            if "discrepancy" in self.rounds:
+                rec.points["discrepancy_overhead"].extend(self.overhead[:n, i].tolist())
+                rec.disc_sum, rec.disc_steps = float(self.disc_sum[i]), int(self.disc_steps[i])
+            for key, values in self.rounds.items():  # in ``Recorder.record``'s order: their first round's
+                rec.rounds[key].extend(values[:n, i].tolist() if values.ndim == 2 else list(values[:n, i]))
+            for step in self.steps[i][:n]:
+                for key, value in step.items():
+                    rec._buffer(key, value, rec.rounds_planned)
