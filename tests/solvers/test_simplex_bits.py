@@ -2,7 +2,9 @@
 
 The reference below is the earlier code verbatim (``take_along_axis`` of css, divided apart, and the
 projection computed even for points inside the ball); the current one must equal it bit for bit,
-signed zeros included, on Hypothesis-drawn inputs of every shape the engine passes.
+signed zeros included, on Hypothesis-drawn inputs of every shape the engine passes — through the compiled
+row kernel (``l1_ball_rows``: numba is loaded here, as in the engine) and through NumPy (rows longer than
+``MAX_COMPILED_ROW``, a row not finite, numba not loaded).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from fcocheck.solvers.regularizers import L1Ball, Simplex, project_simplex
+from fcocheck.solvers.regularizers.l1_ball_rows import pairwise_sum, project_rows
+from fcocheck.solvers.regularizers.sets import MAX_COMPILED_ROW
 
 
 def _reference_simplex(v: np.ndarray, radius: float = 1.0) -> np.ndarray:
@@ -82,3 +86,61 @@ def test_inside_the_ball_returns_a_fresh_array():
     assert out is not v
     out[0] = 5.0
     assert v[0] == 0.1
+
+
+def _numpy_path(v: np.ndarray, radius: float) -> np.ndarray:
+    """``L1Ball.project`` as it runs without numba loaded (its NumPy branch)."""
+    import sys
+
+    saved = sys.modules.pop("numba")
+    try:
+        return L1Ball(radius).project(v)
+    finally:
+        sys.modules["numba"] = saved
+
+
+@settings(max_examples=300)
+@given(v=hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=24),
+                    elements=_values), radius=_radii)
+def test_the_compiled_rows_are_the_numpy_rows(v, radius):
+    out = np.empty(v.shape)
+    assert project_rows(np.ascontiguousarray(v), radius, out)
+    assert _same_bits(out, _numpy_path(v, radius))
+    assert _same_bits(out, _reference_l1_ball(v, radius))
+
+
+def test_the_comparison_sees_one_ulp_and_the_kernel_is_used(monkeypatch):
+    """A radius one ulp off gives other bits (the comparison can fail); the engine's shapes use the kernel."""
+    rng = np.random.default_rng(4)
+    V = rng.standard_normal((24, 20))
+    out, off = np.empty(V.shape), np.empty(V.shape)
+    project_rows(V, 1.0, out)
+    project_rows(V, np.nextafter(1.0, 2.0), off)
+    assert not _same_bits(out, off)
+    from fcocheck.solvers.regularizers import l1_ball_rows
+
+    calls = []
+    real = l1_ball_rows.project_rows
+    monkeypatch.setattr(l1_ball_rows, "project_rows", lambda *a: calls.append(a[0].shape) or real(*a))
+    assert _same_bits(L1Ball(1.0).project(V), out) and calls == [(24, 20)]
+    L1Ball(1.0).project(rng.standard_normal((3, MAX_COMPILED_ROW + 1)))  # longer rows: NumPy's
+    assert calls == [(24, 20)]
+
+
+def test_rows_not_finite_and_long_rows_take_numpy():
+    v = np.array([[1.0, np.nan, 2.0], [3.0, -1.0, 0.5]])
+    assert not project_rows(v, 1.0, np.empty(v.shape))
+    assert _same_bits(L1Ball(1.0).project(v), _numpy_path(v, 1.0))
+    w = np.random.default_rng(5).standard_normal((2, 3 * MAX_COMPILED_ROW))
+    assert _same_bits(L1Ball(1.0).project(w), _reference_l1_ball(w, 1.0))
+
+
+def test_the_pairwise_sum_is_numpys_at_every_length():
+    """Blocks below 8 and of eight partial sums up to 128, halves cut to a multiple of 8 above (to 3000)."""
+    rng = np.random.default_rng(6)
+    for n in [*range(1, 300), 1000, 1023, 1024, 1025, 2999]:
+        rows = np.abs(rng.standard_normal((2, n))) * 10.0 ** rng.uniform(-6, 6, (2, 1))
+        want = np.add.reduce(rows, axis=-1)
+        assert [pairwise_sum(r) for r in rows] == want.tolist()
+    sequential = [np.abs(rng.standard_normal(1000)) for _ in range(5)]  # another order shows
+    assert any(pairwise_sum(a) != float(np.cumsum(a)[-1]) for a in sequential)

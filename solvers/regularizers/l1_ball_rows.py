@@ -1,0 +1,128 @@
+"""Π onto the ℓ1 ball {‖w‖₁ ≤ r}, row by row, compiled: ``L1Ball.project``'s numbers, bit for bit.
+
+For each row v: inside when Σ_j |v_j| ≤ r (the sum taken as NumPy's ``add.reduce`` takes it: pairwise, eight
+partial sums over blocks of at most 128, halves cut to a multiple of 8 above); else, u the |v_j| sorted
+descending, css_k = u_1 + … + u_k in order, θ = (css_ρ − r)/ρ for the last ρ with u_ρ − (css_ρ − r)/ρ > 0,
+and w_j = sign(v_j)·max(|v_j| − θ, 0) — each operation the one ``project_simplex`` makes on that row, so
+the result is its bits (signed zeros included; ``tests/solvers/test_simplex_bits.py``).  A row holding a
+NaN or an infinity is left to NumPy (its sort orders them another way): the kernel then says so.
+
+Why compiled: the engine projects a few rows of ~20 coordinates several times per local step; NumPy's
+dozen calls per projection cost 10–16 µs whatever the size, the loop below 0.6–2.5 µs (1–24 rows of 20).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+#: NumPy's pairwise-sum block: below it, eight partial sums
+_BLOCK = 128
+
+
+@numba.njit(cache=True, nogil=True)
+def _block_sum(a: np.ndarray, lo: int, n: int) -> float:  # pragma: no cover - compiled
+    """NumPy's pairwise sum of a[lo:lo + n] for n ≤ 128: sequential below 8, else eight partial sums."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[lo + i]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    i = 8
+    while i < n - n % 8:
+        r0 += a[lo + i]
+        r1 += a[lo + i + 1]
+        r2 += a[lo + i + 2]
+        r3 += a[lo + i + 3]
+        r4 += a[lo + i + 4]
+        r5 += a[lo + i + 5]
+        r6 += a[lo + i + 6]
+        r7 += a[lo + i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+@numba.njit(cache=True, nogil=True)
+def pairwise_sum(a: np.ndarray) -> float:  # pragma: no cover - compiled
+    """Σ a as ``np.add.reduce`` sums a contiguous row: S(lo, n) = S(lo, n₂) + S(lo + n₂, n − n₂) above 128.
+
+    The recursion walked on explicit stacks (numba does not cache a recursive function).
+    """
+    n = a.shape[0]
+    if n <= _BLOCK:
+        return _block_sum(a, 0, n)
+    t_lo = np.empty(192, np.int64)
+    t_n = np.empty(192, np.int64)
+    vals = np.empty(64)
+    top, nv = 0, 0
+    t_lo[0], t_n[0] = 0, n
+    while top >= 0:
+        lo, m = t_lo[top], t_n[top]
+        top -= 1
+        if m < 0:  # both halves done: left + right
+            vals[nv - 2] = vals[nv - 2] + vals[nv - 1]
+            nv -= 1
+        elif m <= _BLOCK:
+            vals[nv] = _block_sum(a, lo, m)
+            nv += 1
+        else:
+            n2 = m // 2
+            n2 -= n2 % 8
+            t_lo[top + 1], t_n[top + 1] = 0, -1
+            t_lo[top + 2], t_n[top + 2] = lo + n2, m - n2
+            t_lo[top + 3], t_n[top + 3] = lo, n2
+            top += 3
+    return vals[0]
+
+
+@numba.njit(cache=True, nogil=True)
+def project_rows(V: np.ndarray, radius: float, out: np.ndarray) -> bool:  # pragma: no cover - compiled
+    """out[i] ← Π(V[i]) for every row (module docstring); False, out unfinished, if a value is not finite.
+
+    V: C-contiguous ``(rows, n)``, n ≤ ``sets.MAX_COMPILED_ROW`` (any n is exact; beyond, slower than NumPy).
+    """
+    rows, n = V.shape
+    size = np.empty(n)
+    u = np.empty(n)
+    q = np.empty(n)
+    for i in range(rows):
+        for j in range(n):
+            x = V[i, j]
+            if not np.isfinite(x):
+                return False
+            size[j] = abs(x)
+        if pairwise_sum(size) <= radius:
+            for j in range(n):
+                out[i, j] = V[i, j]
+            continue
+        for j in range(n):  # −|v| ascending (insertion sort: the same values as any sort)
+            x = -size[j]
+            k = j - 1
+            while k >= 0 and u[k] > x:
+                u[k + 1] = u[k]
+                k -= 1
+            u[k + 1] = x
+        css = 0.0
+        for k in range(n):
+            css += -u[k]
+            q[k] = (css - radius) / (k + 1)
+        rho = n - 1
+        for k in range(n - 1, -1, -1):
+            if -u[k] - q[k] > 0:
+                rho = k
+                break
+        theta = q[rho]
+        for j in range(n):
+            x = size[j] - theta
+            if not (x >= 0.0 or x != x):  # np.maximum(x, 0): −0.0 and NaN stay
+                x = 0.0
+            v = V[i, j]
+            s = 1.0 if v > 0 else (-1.0 if v < 0 else 0.0)  # np.sign (of ±0: +0)
+            out[i, j] = s * x
+    return True
