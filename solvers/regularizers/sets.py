@@ -28,8 +28,8 @@ def _ranks(n: int) -> np.ndarray:
 
 _RANKS: dict[int, np.ndarray] = {}
 
-#: the longest row ``L1Ball.project`` hands the compiled kernel (``l1_ball_rows``: an insertion sort,
-#: quadratic in the row's length; NumPy's sort is faster beyond)
+#: the longest row ``L1Ball.project`` hands the compiled kernel (``ball_rows.l1_ball_rows``: an insertion
+#: sort, quadratic in the row's length; NumPy's sort is faster beyond)
 MAX_COMPILED_ROW = 64
 
 
@@ -102,11 +102,11 @@ class L1Ball(_Indicator):
         """
         v = np.asarray(v, dtype=float)
         if "numba" in sys.modules and v.size and v.shape[-1] <= MAX_COMPILED_ROW:
-            from fcocheck.solvers.regularizers.l1_ball_rows import project_rows
+            from fcocheck.solvers.regularizers.ball_rows import l1_ball_rows
 
             rows = np.ascontiguousarray(v).reshape(-1, v.shape[-1])
             out = np.empty(rows.shape)
-            if project_rows(rows, float(self.radius), out):
+            if l1_ball_rows(rows, float(self.radius), out):
                 return out.reshape(v.shape)
         size = np.abs(v)
         inside = np.add.reduce(size, axis=-1, keepdims=True) <= self.radius
@@ -137,8 +137,15 @@ class L2Ball(_Indicator):
         object.__setattr__(self, "radius", check_nonnegative("l2_ball", self.radius, "radius"))
 
     def project(self, v: np.ndarray) -> np.ndarray:
-        """v·min(1, r/‖v‖₂)."""
+        """v·min(1, r/‖v‖₂) (compiled when numba is loaded already: ``ball_rows.l2_ball_rows``, same bits)."""
         v = np.asarray(v, dtype=float)
+        if "numba" in sys.modules and v.size:
+            from fcocheck.solvers.regularizers.ball_rows import l2_ball_rows
+
+            out = np.empty(v.shape)
+            l2_ball_rows(np.ascontiguousarray(v).reshape(-1, v.shape[-1]), float(self.radius),
+                         out.reshape(-1, v.shape[-1]))
+            return out
         n = np.linalg.norm(v, axis=-1, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(n > self.radius, v * (self.radius / n), v)

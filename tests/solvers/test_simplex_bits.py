@@ -3,7 +3,7 @@
 The reference below is the earlier code verbatim (``take_along_axis`` of css, divided apart, and the
 projection computed even for points inside the ball); the current one must equal it bit for bit,
 signed zeros included, on Hypothesis-drawn inputs of every shape the engine passes — through the compiled
-row kernel (``l1_ball_rows``: numba is loaded here, as in the engine) and through NumPy (rows longer than
+row kernel (``ball_rows``: numba is loaded here, as in the engine) and through NumPy (rows longer than
 ``MAX_COMPILED_ROW``, a row not finite, numba not loaded).
 """
 
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from fcocheck.solvers.regularizers import L1Ball, Simplex, project_simplex
-from fcocheck.solvers.regularizers.l1_ball_rows import pairwise_sum, project_rows
+from fcocheck.solvers.regularizers.ball_rows import l1_ball_rows, l2_ball_rows, pairwise_sum
 from fcocheck.solvers.regularizers.sets import MAX_COMPILED_ROW
 
 
@@ -104,7 +104,7 @@ def _numpy_path(v: np.ndarray, radius: float) -> np.ndarray:
                     elements=_values), radius=_radii)
 def test_the_compiled_rows_are_the_numpy_rows(v, radius):
     out = np.empty(v.shape)
-    assert project_rows(np.ascontiguousarray(v), radius, out)
+    assert l1_ball_rows(np.ascontiguousarray(v), radius, out)
     assert _same_bits(out, _numpy_path(v, radius))
     assert _same_bits(out, _reference_l1_ball(v, radius))
 
@@ -114,14 +114,13 @@ def test_the_comparison_sees_one_ulp_and_the_kernel_is_used(monkeypatch):
     rng = np.random.default_rng(4)
     V = rng.standard_normal((24, 20))
     out, off = np.empty(V.shape), np.empty(V.shape)
-    project_rows(V, 1.0, out)
-    project_rows(V, np.nextafter(1.0, 2.0), off)
+    l1_ball_rows(V, 1.0, out)
+    l1_ball_rows(V, np.nextafter(1.0, 2.0), off)
     assert not _same_bits(out, off)
-    from fcocheck.solvers.regularizers import l1_ball_rows
+    from fcocheck.solvers.regularizers import ball_rows
 
     calls = []
-    real = l1_ball_rows.project_rows
-    monkeypatch.setattr(l1_ball_rows, "project_rows", lambda *a: calls.append(a[0].shape) or real(*a))
+    monkeypatch.setattr(ball_rows, "l1_ball_rows", lambda *a: calls.append(a[0].shape) or l1_ball_rows(*a))
     assert _same_bits(L1Ball(1.0).project(V), out) and calls == [(24, 20)]
     L1Ball(1.0).project(rng.standard_normal((3, MAX_COMPILED_ROW + 1)))  # longer rows: NumPy's
     assert calls == [(24, 20)]
@@ -129,7 +128,7 @@ def test_the_comparison_sees_one_ulp_and_the_kernel_is_used(monkeypatch):
 
 def test_rows_not_finite_and_long_rows_take_numpy():
     v = np.array([[1.0, np.nan, 2.0], [3.0, -1.0, 0.5]])
-    assert not project_rows(v, 1.0, np.empty(v.shape))
+    assert not l1_ball_rows(v, 1.0, np.empty(v.shape))
     assert _same_bits(L1Ball(1.0).project(v), _numpy_path(v, 1.0))
     w = np.random.default_rng(5).standard_normal((2, 3 * MAX_COMPILED_ROW))
     assert _same_bits(L1Ball(1.0).project(w), _reference_l1_ball(w, 1.0))
@@ -144,3 +143,33 @@ def test_the_pairwise_sum_is_numpys_at_every_length():
         assert [pairwise_sum(r) for r in rows] == want.tolist()
     sequential = [np.abs(rng.standard_normal(1000)) for _ in range(5)]  # another order shows
     assert any(pairwise_sum(a) != float(np.cumsum(a)[-1]) for a in sequential)
+
+
+def _reference_l2_ball(v: np.ndarray, radius: float) -> np.ndarray:
+    """``L2Ball.project``'s NumPy code."""
+    v = np.asarray(v, dtype=float)
+    n = np.linalg.norm(v, axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(n > radius, v * (radius / n), v)
+
+
+_wide = st.one_of(st.floats(-1e150, 1e150, allow_nan=False), st.sampled_from([0.0, -0.0, 1e-300, 3.0]))
+
+
+@settings(max_examples=300)
+@given(v=hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=40),
+                    elements=_wide), radius=_radii)
+def test_the_compiled_l2_ball_is_numpys(v, radius):
+    from fcocheck.solvers.regularizers import L2Ball
+
+    assert _same_bits(L2Ball(radius).project(v), _reference_l2_ball(v, radius))
+    out = np.empty(v.shape)
+    l2_ball_rows(np.ascontiguousarray(v).reshape(-1, v.shape[-1]), radius, out.reshape(-1, v.shape[-1]))
+    assert _same_bits(out, _reference_l2_ball(v, radius))
+
+
+def test_the_l2_comparison_can_fail():
+    v = np.random.default_rng(7).standard_normal((8, 21)) * 3.0
+    out = np.empty(v.shape)
+    l2_ball_rows(v, np.nextafter(2.0, 3.0), out)
+    assert not _same_bits(out, _reference_l2_ball(v, 2.0))
