@@ -44,7 +44,6 @@ class BatchRecorder:
         self.disc_steps = np.zeros(B, dtype=np.int64)
         self.overhead = np.empty((rounds, B))
         self.rounds: dict[str, Array] = {}  # per-round quantities: key → (rounds, B, …)
-        self.steps: list[list[dict[str, Array]]] = [[] for _ in range(B)]
         self.done = np.zeros(B, dtype=np.int64)  # rounds recorded by each run
 
     def w_hat(self, runs: Array, log: BatchLog) -> tuple[Array, Array]:
@@ -94,9 +93,11 @@ class BatchRecorder:
         self.W[r, runs] = log.w
         if self.Z is not None:
             self.Z[r, runs] = log.z
-        if log.steps is not None:
+        if log.steps is not None:  # straight into each run's buffers (a round's steps are K·M·dim floats)
             for j, i in enumerate(runs):
-                self.steps[i].append(log.steps[j])
+                rec = self.recs[i]
+                for key, value in log.steps[j].items():
+                    rec._buffer(key, value, rec.rounds_planned)
         self.done[runs] += 1
 
     def _round(self, key: str, r: int, runs: Array, values: Array) -> None:
@@ -128,6 +129,3 @@ class BatchRecorder:
                 rec.disc_sum, rec.disc_steps = float(self.disc_sum[i]), int(self.disc_steps[i])
             for key, values in self.rounds.items():  # in ``Recorder.record``'s order: their first round's
                 rec.rounds[key].extend(values[:n, i].tolist() if values.ndim == 2 else list(values[:n, i]))
-            for step in self.steps[i][:n]:
-                for key, value in step.items():
-                    rec._buffer(key, value, rec.rounds_planned)
