@@ -372,10 +372,10 @@ def _rows(log: BatchLog, rows: Array) -> BatchLog:
                     None if log.steps is None else [log.steps[j] for j in rows])
 
 
-def _metric_rows(metrics: tuple[dict[str, Array], list[dict[str, Any]]], rows: Array
-                 ) -> tuple[dict[str, Array], list[dict[str, Any]]]:
+def _metric_rows(metrics: tuple[dict[str, Array], list[dict[str, Any]] | None], rows: Array
+                 ) -> tuple[dict[str, Array], list[dict[str, Any]] | None]:
     """``evaluate_many``'s metrics of the runs at positions ``rows``."""
     stacked, own = metrics
-    if len(rows) == len(own):
+    if len(rows) == len(stacked["objective"]):
         return metrics
-    return {k: v[rows] for k, v in stacked.items()}, [own[j] for j in rows]
+    return {k: v[rows] for k, v in stacked.items()}, None if own is None else [own[j] for j in rows]

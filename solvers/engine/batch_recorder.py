@@ -27,7 +27,11 @@ Array = np.ndarray
 
 
 class BatchRecorder:
-    """The records of B runs that started together (each ``Recorder`` has its start point already)."""
+    """The records of B runs that started together (each ``Recorder`` has its start point already).
+
+    What is the same for every run of a round (the counts, ŵ's number of terms, the participants: one
+    ``Counts`` and one K for the batch) is kept once per round; the rest per run, a column each.
+    """
 
     def __init__(self, recs: Sequence[Recorder], rounds: int, dim: int, dual: bool) -> None:
         B = len(recs)
@@ -36,83 +40,91 @@ class BatchRecorder:
         self.W = np.empty((rounds, B, dim))
         self.Z = np.empty((rounds, B, dim)) if dual else None
         self.metrics: dict[str, Array] = {}  # key → (rounds, B), NaN where not evaluated
-        self.own: list[list[dict[str, Any]]] = [[] for _ in range(B)]  # each run's own metrics per round
-        self.totals: dict[str, Array] = {}  # count key → (rounds, B): the running totals after each round
+        self.own: list[tuple[int, Array, list[dict[str, Any]]]] = []  # (round, runs, their own metrics)
+        self.totals: dict[str, Array] = {}  # count key → (rounds,): the running totals after each round
+        self.counts = np.zeros(rounds + 1, dtype=np.int64)  # ŵ's number of terms after r rounds
+        self.participants = np.zeros(rounds, dtype=np.int64)
         self.sums = np.zeros((B, dim))  # Σ of ŵ's terms, from the first round
-        self.count = np.zeros(B, dtype=np.int64)
         self.disc_sum = np.zeros(B)
         self.disc_steps = np.zeros(B, dtype=np.int64)
         self.overhead = np.empty((rounds, B))
         self.rounds: dict[str, Array] = {}  # per-round quantities: key → (rounds, B, …)
         self.done = np.zeros(B, dtype=np.int64)  # rounds recorded by each run
+        self.r = 0  # the round the active runs record next (they record their rounds together)
+
+    def _cols(self, runs: Array) -> Array | slice:
+        """The columns of ``runs``: a slice while every run of the batch is active (no gather)."""
+        return slice(None) if len(runs) == len(self.recs) else runs
 
     def w_hat(self, runs: Array, log: BatchLog) -> tuple[Array, Array]:
         """(Σ of ŵ's terms, ŵ) after the round ``log`` reports, for the runs ``runs`` (nothing recorded)."""
-        first = self.done[runs] == 0
-        sums = np.where(first[:, None], log.avg_terms, self.sums[runs] + log.avg_terms)
-        return sums, sums / (self.count[runs] + log.avg_count)[:, None]
+        sums = log.avg_terms if self.r == 0 else self.sums[self._cols(runs)] + log.avg_terms
+        return sums, sums / (self.counts[self.r] + log.avg_count)
 
     def record(self, runs: Array, log: BatchLog, clients: Sequence[Array], sums: Array,
-               metrics: tuple[dict[str, Array], list[dict[str, Any]]] | None) -> None:
+               metrics: tuple[dict[str, Array], list[dict[str, Any]] | None] | None) -> None:
         """Record one round of the runs ``runs`` (each the batch's column; ``log``'s rows in that order).
 
         ``sums``: ``w_hat``'s first value for these runs; ``metrics``: ``evaluate_many``'s at (w, ŵ), None
         on a round without metrics (NaN).  Every run given is kept: refused runs are left out by the caller.
         """
-        r = int(self.done[runs[0]])  # the runs of a batch record their rounds together
+        r, cols = self.r, self._cols(runs)
         if metrics is not None:
             stacked, own = metrics
             for key, values in stacked.items():
                 if key not in self.metrics:
                     self.metrics[key] = np.full(self.W.shape[:2], np.nan)
-                self.metrics[key][r, runs] = values
-            for j, i in enumerate(runs):
-                self.own[i].append(own[j])
-        else:
-            for i in runs:
-                self.own[i].append({})
-        self.sums[runs] = sums
-        self.count[runs] += log.avg_count
+                self.metrics[key][r, cols] = values
+            if own is not None:
+                self.own.append((r, runs, own))
+        self.sums[cols] = sums
+        self.counts[r + 1] = self.counts[r] + log.avg_count
         for key, value in log.counts.as_dict().items():
             if key not in self.totals:
-                self.totals[key] = np.zeros(self.W.shape[:2], dtype=np.int64)
-            self.totals[key][r, runs] = (self.totals[key][r - 1, runs] if r else 0) + value
+                self.totals[key] = np.zeros(len(self.W), dtype=np.int64)
+            self.totals[key][r] = (self.totals[key][r - 1] if r else 0) + value
+        self.participants[r] = len(clients[0])
         if log.discrepancy.shape[1]:
             total = log.discrepancy.sum(axis=1)  # each row's own pairwise sum, as ``Recorder.record``'s
-            self.disc_sum[runs] += total
-            self.disc_steps[runs] += log.discrepancy.shape[1]
-            self._round("discrepancy", r, runs, total / log.discrepancy.shape[1])
+            self.disc_sum[cols] += total
+            self.disc_steps[cols] += log.discrepancy.shape[1]
+            self._round("discrepancy", r, cols, total / log.discrepancy.shape[1])
             if log.steps is not None:
-                self._round("discrepancy_steps", r, runs, log.discrepancy)
-            self.overhead[r, runs] = self.L[runs] * self.disc_sum[runs] / self.disc_steps[runs]
-        self._round("participants", r, runs, np.full(len(runs), len(clients[0])))
+                self._round("discrepancy_steps", r, cols, log.discrepancy)
+            self.overhead[r, cols] = self.L[cols] * self.disc_sum[cols] / self.disc_steps[cols]
+        self.rounds.setdefault("participants", self.participants)  # its place in ``Recorder.record``'s order
         if self.recs[runs[0]].P is not None:
-            self._round("sampled", r, runs, np.stack(clients))
+            self._round("sampled", r, cols, np.stack(clients))
         for key, values in log.extra.items():
-            self._round(key, r, runs, values)
-        self.W[r, runs] = log.w
+            self._round(key, r, cols, values)
+        self.W[r, cols] = log.w
         if self.Z is not None:
-            self.Z[r, runs] = log.z
+            self.Z[r, cols] = log.z
         if log.steps is not None:  # straight into each run's buffers (a round's steps are K·M·dim floats)
             for j, i in enumerate(runs):
                 rec = self.recs[i]
                 for key, value in log.steps[j].items():
                     rec._buffer(key, value, rec.rounds_planned)
-        self.done[runs] += 1
+        self.done[cols] += 1
+        self.r = r + 1
 
-    def _round(self, key: str, r: int, runs: Array, values: Array) -> None:
+    def _round(self, key: str, r: int, cols: Array | slice, values: Array) -> None:
         values = np.asarray(values)
         if key not in self.rounds:
             self.rounds[key] = np.empty((*self.W.shape[:2], *values.shape[1:]), dtype=values.dtype)
-        self.rounds[key][r, runs] = values
+        self.rounds[key][r, cols] = values
 
     def finish(self) -> None:
         """Hand each run's records to its ``Recorder`` (as if it had recorded them round by round)."""
+        own: dict[int, dict[int, dict[str, Any]]] = {}  # run → round → its own metrics
+        for r, runs, values in self.own:
+            for i, m in zip(runs, values, strict=True):
+                own.setdefault(int(i), {})[r] = m
         for i, rec in enumerate(self.recs):
             n = int(self.done[i])
             if n == 0:
                 continue
-            rec.avg_sum, rec.avg_count = self.sums[i].copy(), int(self.count[i])
+            rec.avg_sum, rec.avg_count = self.sums[i].copy(), int(self.counts[n])
             rec.buffer_rows("server_w", self.W[:n, i])
             if self.Z is not None:
                 rec.buffer_rows("server_z", self.Z[:n, i])
@@ -120,12 +132,14 @@ class BatchRecorder:
                 if key in self.metrics:
                     rec.points[key].extend(self.metrics[key][:n, i].tolist())
                 else:  # a run's own metric (a rank, a recovery score): its values as evaluate gives them
-                    rec.points[key].extend(m.get(key, float("nan")) for m in self.own[i][:n])
+                    mine = own.get(i, {})
+                    rec.points[key].extend(mine.get(r, {}).get(key, float("nan")) for r in range(n))
             for key, totals in self.totals.items():
-                rec.points[COUNT_KEYS[key]].extend(totals[:n, i].tolist())
-                rec.totals[key] = int(totals[n - 1, i])
+                rec.points[COUNT_KEYS[key]].extend(totals[:n].tolist())
+                rec.totals[key] = int(totals[n - 1])
             if "discrepancy" in self.rounds:
                 rec.points["discrepancy_overhead"].extend(self.overhead[:n, i].tolist())
                 rec.disc_sum, rec.disc_steps = float(self.disc_sum[i]), int(self.disc_steps[i])
             for key, values in self.rounds.items():  # in ``Recorder.record``'s order: their first round's
-                rec.rounds[key].extend(values[:n, i].tolist() if values.ndim == 2 else list(values[:n, i]))
+                column = values[:n] if values.ndim == 1 else values[:n, i]
+                rec.rounds[key].extend(column.tolist() if column.ndim == 1 else list(column))

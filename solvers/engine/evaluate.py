@@ -63,11 +63,12 @@ class Evaluator:
 
 
 def evaluate_many(evaluators: Sequence[Evaluator], kernel: Kernel, W: Array, W_hat: Array
-                  ) -> tuple[dict[str, Array], list[dict[str, Any]]]:
+                  ) -> tuple[dict[str, Array], list[dict[str, Any]] | None]:
     """``evaluators[i].evaluate(W[i], W_hat[i])`` for B runs whose M clients each ``kernel`` stacks.
 
     Returns (key → the B values, NaN for a run without Φ*; each run's own structure and recovery
-    metrics where they are not a density: a matrix model's rank, the ground truth's scores).
+    metrics where they are not a density: a matrix model's rank, the ground truth's scores — None when no
+    run has any).
 
     The runs' problems share their loss, shapes and ψ (``engine.batch.batch_key``).  The passes over the
     data (F_m and ∇F_m at w_i, F_m at ŵ_i) are one call on the stacked clients, ψ(w_i) and ψ(ŵ_i) one call
@@ -102,6 +103,8 @@ def evaluate_many(evaluators: Sequence[Evaluator], kernel: Kernel, W: Array, W_h
            "objective_avg": objective_avg, "gap": objective - phi_star, "gap_avg": objective_avg - phi_star}
     if p0.shape is None:
         out["density"] = np.count_nonzero(W[:, :d], axis=1) / d
+    if p0.shape is None and not any("w" in ev.problem.truth for ev in evaluators):
+        return out, None
     own = [{**({} if p0.shape is None else structure(ev.problem, W[i])), **recovery(ev.problem, W[i])}
            for i, ev in enumerate(evaluators)]
     return out, own

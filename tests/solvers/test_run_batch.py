@@ -19,8 +19,10 @@ ROUNDS = 12
 
 
 def differences(a, b) -> list[str]:
-    """Every array or metadata entry (wall time aside) in which two traces differ in any bit."""
+    """Every array or metadata entry (wall time aside) in which two traces differ in any bit; their order."""
     out = sorted(set(a.arrays) ^ set(b.arrays))
+    if not out and list(a.arrays) != list(b.arrays):
+        out.append("order of the arrays")
     for k in set(a.arrays) & set(b.arrays):
         x, y = a.arrays[k], b.arrays[k]
         if x.shape != y.shape or x.dtype != y.dtype or not np.array_equal(x, y, equal_nan=True):
@@ -250,3 +252,21 @@ def test_same_bits_with_an_l1_penalty_and_distinct_steps(algorithm):
     got = batched(algorithm, ps, hps, [0, 1, 2], refs, "gaussian:0.5")
     want = alone(algorithm, ps, hps, [0, 1, 2], refs, "gaussian:0.5")
     assert [differences(a, b) for a, b in zip(got, want, strict=True)] == [[]] * 3
+
+
+@pytest.mark.parametrize("algorithm", ["feddualavg", "fedmid"])
+def test_ground_truth_metrics_and_sparse_metrics_every(algorithm):
+    """A problem with a ground truth (lasso-paper: F1, precision, recall each run's own), metrics every 2nd
+    round (NaN between), the Gaussian oracle: the batch's traces are the runs' alone, in the same order."""
+    ps = [generate("lasso-paper", clients=4, samples=6, d=5, nnz=2, seed=s) for s in range(3)]
+    refs = [reference_solve(p) for p in ps]
+    hps = [{"eta_c": 0.01 * (i + 1), "local_steps": 2} for i in range(3)]
+    setups = [prepare(algorithm, p, h, 7, "gaussian:0.5", None, "round", r, None, "auto")
+              for p, h, r in zip(ps, hps, refs, strict=True)]
+    assert batch_groups(setups, ps) == ([[0, 1, 2]], [])
+    got = run_batch(algorithm, ps, hps, 7, [0, 1, 2], "gaussian:0.5", refs, metrics_every=2)
+    want = [run(algorithm, p, h, rounds=7, oracle="gaussian:0.5", seed=s, reference=r, metrics_every=2)
+            for p, h, s, r in zip(ps, hps, [0, 1, 2], refs, strict=True)]
+    assert [differences(a, b) for a, b in zip(got, want, strict=True)] == [[]] * 3
+    assert all(list(a.arrays) == list(b.arrays) for a, b in zip(got, want, strict=True))
+    assert {"f1", "precision", "recall"} <= set(got[0].arrays) and np.isnan(got[0].arrays["f1"][1])
