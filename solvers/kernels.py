@@ -71,13 +71,21 @@ def serial_blas() -> Any:
     run and 55 ms alone; with BLAS held to one thread, 55–62 ms inside a run.  Results do not
     depend on it (tested).  Report and sweep jobs already hold BLAS to one thread.
 
-    threadpoolctl limits the libraries loaded when the context opens, so scipy's own OpenBLAS (which
-    the compiled loop kernel calls, ``squares_kernel``) is loaded first: ~40 ms once per process.
+    threadpoolctl limits the libraries its controller found, so scipy's own OpenBLAS (which the compiled
+    loop kernel calls, ``squares_kernel``) is loaded first: ~40 ms once per process.  The controller (a
+    scan of the loaded libraries, ~0.5 ms) is made once per process, not per run: a BLAS loaded later
+    would keep its threads, which changes the time, never a result.
     """
-    import scipy.linalg.cython_blas  # noqa: F401  (loads scipy's OpenBLAS so that it is limited too)
-    from threadpoolctl import threadpool_limits  # lazy: scans the loaded libraries (~0.5 ms)
+    if not _BLAS:
+        import scipy.linalg.cython_blas  # noqa: F401  (loads scipy's OpenBLAS so that it is limited too)
+        from threadpoolctl import ThreadpoolController
 
-    return threadpool_limits(1, user_api="blas")
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1, user_api="blas")
+
+
+#: the process's threadpool controller (``serial_blas``)
+_BLAS: list[Any] = []
 
 
 def choose_strategy(problem: Any) -> str:

@@ -267,12 +267,16 @@ class Claim:
     run_terms: Mapping[str, str] = field(default_factory=dict)
     tested: tuple[str, ...] = ()
 
+    def swept_name(self) -> str:
+        """The swept quantity's name in the bound (``rounds`` → R, ``problem.zeta`` → zeta, …)."""
+        what = self.along[0]
+        return SYMBOL.get(what, what.removeprefix("problem."))
+
     def symbols(self) -> dict[str, Any]:
         """The bound as a sympy expression, the swept symbol and its name."""
         import sympy as sp
 
-        what = self.along[0]
-        name = SYMBOL.get(what, what.removeprefix("problem."))
+        name = self.swept_name()
         return {"expr": as_expr(self.bound, self.name), "swept": sp.Symbol(name), "name": name}
 
     def design(self, quick: bool) -> Claim:

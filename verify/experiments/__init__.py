@@ -38,7 +38,7 @@ def claim_experiment(claim, summary: str = "", needs=None) -> Experiment:  # noq
     from fcocheck.solvers.readable import readable_name
 
     return Experiment(claim.name, claim.theorem or USER_CLAIM, summary, body, needs=needs,
-                      sweeps=readable_name(claim.symbols()["name"]))
+                      sweeps=readable_name(claim.swept_name()))
 
 
 def group_experiment(group) -> Experiment:  # noqa: ANN001 - a verify.claim_group.ClaimGroup
