@@ -95,10 +95,7 @@ def _drift(weights: Array, X: Array) -> Array:
     """
     B, M = weights.shape
     sq = np.sum((X - np.repeat(per_run(weights, X), M, axis=0)) ** 2, axis=1).reshape(B, M)
-    out = np.empty(B)
-    for i in range(B):
-        out[i] = weights[i] @ sq[i]
-    return out
+    return stacked_dot(weights, sq)
 
 
 def _oracle(env: CanonBatchEnv, X: Array, rngs: Sequence[np.random.Generator], M: int, b: int) -> Array:
