@@ -88,7 +88,7 @@ def canon_env(hps: Sequence[ControlHyper], kernel: Kernel, weights: Array, p: Ar
                          tuple(hp.canon_eta_g for hp in hps))
 
 
-def _drift(weights: Array, X: Array) -> Array:
+def drift(weights: Array, X: Array) -> Array:
     """``control.euclidean_discrepancy(weights[i], X_i)`` for each run i, ``(B,)``.
 
     x̄ = p̃ @ X_i and the final Σ_i p̃_i(·) run by run; ‖x̄ − x_i‖² (a sum within each row) for all rows.
@@ -154,7 +154,7 @@ def canon_round(state: CanonBatchState, env: CanonBatchEnv, rngs: Sequence[np.ra
     disc = np.zeros((B, K))
     for k in range(K):  # 7b: K corrected steps on every client of every run
         if k > 0:
-            disc[:, k] = _drift(env.weights, X)
+            disc[:, k] = drift(env.weights, X)
         G = _oracle(env, X, rngs, M, b)
         gsum += G
         X = np.ascontiguousarray(X - env.eta_l * (G + state.c))

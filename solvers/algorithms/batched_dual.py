@@ -38,6 +38,10 @@ class BatchState(NamedTuple):
     w: Array
     r: int
 
+    def select(self, keep: Sequence[int]) -> BatchState:
+        """The states of the runs ``keep`` (positions in the batch), in that order."""
+        return BatchState(self.z[keep], self.w[keep], self.r)
+
 
 class BatchEnv(NamedTuple):
     """What a batched round reads, fixed for the batch.

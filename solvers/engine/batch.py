@@ -41,9 +41,11 @@ from fcocheck.solvers.algorithms.batched_primal import (
     primal_card,
     primal_round,
 )
+from fcocheck.solvers.algorithms.batched_za1 import ZA1BatchEnv, ZA1BatchState, za1_batch_round, za1_env
 from fcocheck.solvers.algorithms.control import ControlHyper, init_controls
 from fcocheck.solvers.algorithms.fedcanon import fedcanon_round
 from fcocheck.solvers.algorithms.primitives import client_major, client_weights, fused
+from fcocheck.solvers.algorithms.za1 import ZA1Hyper, init_za1, za1_round
 from fcocheck.solvers.card.steps import DualAdd, Scale
 from fcocheck.solvers.engine.batch_recorder import BatchRecorder
 from fcocheck.solvers.engine.evaluate import evaluate_many
@@ -85,9 +87,15 @@ def primal_method(algorithm: Algorithm) -> bool:
     return primal_card(algorithm.card)
 
 
+def za1_method(algorithm: Algorithm) -> bool:
+    """Whether ``algorithms.batched_za1`` runs this method: ZA1, its own round and state."""
+    return algorithm.round is za1_round and algorithm.init is init_za1 and algorithm.hyper is ZA1Hyper
+
+
 def batched_method(algorithm: Algorithm) -> bool:
-    """Whether a batched round runs this method: ``dual_method``, ``primal_method`` or ``canon_method``."""
-    return dual_method(algorithm) or primal_method(algorithm) or canon_method(algorithm)
+    """Whether a batched round runs this method: a dual or primal card, FedCanon or ZA1."""
+    return (dual_method(algorithm) or primal_method(algorithm) or canon_method(algorithm)
+            or za1_method(algorithm))
 
 
 def batch_key(s: Setup, problem: Problem) -> tuple | None:
@@ -99,7 +107,8 @@ def batch_key(s: Setup, problem: Problem) -> tuple | None:
     compiled pass nor the client-major one); per-step records on quadratic clients only (the case tested
     bit for bit: a step's Σ_m p̃_m g^m reads the gradient rows, whose layout is the loss kernel's).
     FedCanon (``algorithms.batched_canon``) on the same terms, per-round records only, its key adding
-    the oracle queries per step b (its local steps never run compiled nor client-major alone).  A primal
+    the oracle queries per step b (its local steps never run compiled nor client-major alone); ZA1
+    (``algorithms.batched_za1``) likewise.  A primal
     card (``batched_primal.primal_card``) on the dual cards' terms, per-round records only; its compiled
     pass is asked as ``primal_round`` asks it, with (the step's map, η_c).
     """
@@ -120,15 +129,15 @@ def batch_key(s: Setup, problem: Problem) -> tuple | None:
         dense = stacked is not None and _contiguous(stacked) and not problem.is_sparse
         data = (None if stacked is None else stacked.shape, problem.intercept, problem.ridge_lam)
     K = s.hp.local_steps
-    if canon_method(alg):  # FedCanon's local steps never run compiled nor client-major: no such check
+    if canon_method(alg) or za1_method(alg):  # their steps never run compiled nor client-major alone
         if not dense or env.record_steps or P is not None:
             return None
         try:
             maps = (_spec(problem.h), _spec(problem.psi))
         except (AttributeError, TypeError):
             return None
-        return (alg.name, problem.loss, problem.M, problem.d, problem.dim, data, K, s.hp.b,
-                env.oracle.spec(), maps)
+        return (alg.name, problem.loss, problem.M, problem.d, problem.dim, data, K,
+                getattr(s.hp, "b", None), env.oracle.spec(), maps)
     step = card.client
     spec = step.compiled(problem.h, problem.psi, problem.dim)
     if card.dual:
@@ -257,6 +266,28 @@ def _canon_env(setups: Sequence[Setup], problems: Sequence[Problem]) -> CanonBat
                      np.stack([p.weights for p in problems]), problems[0].psi, setups[0].env.oracle)
 
 
+def _za1_env(setups: Sequence[Setup], problems: Sequence[Problem]) -> ZA1BatchEnv:
+    M = problems[0].M
+    return za1_env([s.hp for s in setups], stacked_kernel(problems),
+                   np.stack([client_weights(p, np.arange(M)) for p in problems]), problems[0].psi,
+                   setups[0].env.oracle)
+
+
+def _machinery(algorithm: Algorithm) -> tuple[Any, Any, Any]:
+    """(the batch's env from its setups and problems, its round, its state from the runs' states)."""
+    if canon_method(algorithm):
+        return _canon_env, canon_round, lambda sts: CanonBatchState(
+            np.stack([st.w for st in sts]), np.concatenate([st.c for st in sts]), 0)
+    if za1_method(algorithm):
+        return _za1_env, za1_batch_round, lambda sts: ZA1BatchState(
+            np.stack([st.w for st in sts]), np.stack([st.corr for st in sts]),
+            np.concatenate([st.mean_grads for st in sts]), 0)
+    if primal_method(algorithm):
+        return _primal_env, primal_round, lambda sts: PrimalBatchState(np.stack([st.w for st in sts]), 0)
+    return _env, dual_round, lambda sts: BatchState(np.stack([st.z for st in sts]),
+                                                    np.stack([st.w for st in sts]), 0)
+
+
 def sampled(env: Any, problems: Sequence[Problem], active: Sequence[int], clients: Sequence[Array]) -> Any:
     """The round's env when run ``active[j]`` samples ``clients[j]``: those rows of the stacked kernel, p̃.
 
@@ -298,23 +329,13 @@ def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: 
     P = setups[0].participation
     partial = P is not None and P < M  # each run draws its own S_r: the round's env holds those clients
     clients = [np.arange(M)] * B
-    canon = canon_method(setups[0].algorithm)  # FedCanon (``batched_canon``)
-    primal = not canon and primal_method(setups[0].algorithm)  # a primal card (``batched_primal``)
-    make_env: Any = _canon_env if canon else _primal_env if primal else _env
-    advance: Any = canon_round if canon else primal_round if primal else dual_round
-    state: Any
-    book = BatchRecorder(recs, rounds, problems[0].dim, not (canon or primal))
+    make_env, advance, stacked = _machinery(setups[0].algorithm)
+    book = BatchRecorder(recs, rounds, problems[0].dim, dual_method(setups[0].algorithm))
     try:
         with serial_blas():
             for i in range(B):
                 recs[i].start(states[i].w, getattr(states[i], "z", None))
-            if canon:
-                state = CanonBatchState(np.stack([st.w for st in states]),
-                                        np.concatenate([st.c for st in states]), 0)
-            elif primal:
-                state = PrimalBatchState(np.stack([st.w for st in states]), 0)
-            else:
-                state = BatchState(np.stack([st.z for st in states]), np.stack([st.w for st in states]), 0)
+            state = stacked(states)
             env = make_env(setups, problems)
             for r in range(rounds):
                 if partial:  # S_r as ``run`` draws it, from each run's own sampling stream
@@ -341,11 +362,7 @@ def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: 
                     active = active[keep]
                     if not len(active):
                         break
-                    rows = list(np.flatnonzero(keep))
-                    if canon or primal:
-                        state = state.select(rows)
-                    else:
-                        state = BatchState(state.z[rows], state.w[rows], state.r)
+                    state = state.select(list(np.flatnonzero(keep)))
                     env = make_env([setups[i] for i in active], [problems[i] for i in active])
     except KeyboardInterrupt:
         for i in active:
