@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hypothesis import find
 from hypothesis.errors import NoSuchExample
 
 from fcocheck.solvers import algorithms
@@ -31,7 +30,7 @@ from fcocheck.verify.hyper import hyper_strategy
 from fcocheck.verify.invariants import INVARIANTS, Invariant, expected
 from fcocheck.verify.optimum import optimum
 from fcocheck.verify.properties import PROPERTIES, check_property
-from fcocheck.verify.search import Found, search
+from fcocheck.verify.search import Found, search, simplest
 from fcocheck.verify.strategies import Case, cases
 
 
@@ -146,7 +145,7 @@ def psi_domain(alg: Algorithm) -> tuple[tuple[str, ...], list[str]]:
         spec = InstanceSpec("general", 2, 2, 3, 1.0, kind, 0.0 if kind == "zero" else 0.1, 0)
         p, opt = build(spec), optimum(spec)
         try:
-            hp = find(hyper_strategy(alg, opt.L_max, sample_smoothness(p)), lambda _: True)
+            hp = simplest(hyper_strategy(alg, opt.L_max, sample_smoothness(p)))
             prepare(alg, p, hp, 1, "exact", None, "round", False, None, "auto")
             ok.append(kind)
         except (FcocheckError, NoSuchExample) as exc:

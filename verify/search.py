@@ -109,3 +109,14 @@ def search(
         worst = max(ran, key=lambda e: e.residual)
         return Found(HOLDS, evidence=worst, examples=len(seen), reasons=reasons)
     return Found(FAILS, case=case, evidence=check(case), examples=len(seen), reasons=reasons)
+
+
+def simplest(strategy: Any) -> Any:
+    """The simplest example of ``strategy``: its first draw shrunk (a probe's "simplest hyper-parameters").
+
+    Seeded (0), no example database, no explain phase (the explanation of a failure, which a probe that
+    always holds never reads: 10% of ``check --quick`` went there).
+    """
+    cfg = settings(database=None, deadline=None, phases=[Phase.generate, Phase.shrink],
+                   suppress_health_check=list(HealthCheck))
+    return find(strategy, lambda _: True, settings=cfg, random=random.Random(0))

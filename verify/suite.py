@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from hypothesis import find
 from hypothesis import strategies as st
 
 from fcocheck.solvers import algorithms
@@ -43,7 +42,7 @@ from fcocheck.verify.relations import (
     translation,
     zero_weight_client,
 )
-from fcocheck.verify.search import search
+from fcocheck.verify.search import search, simplest
 from fcocheck.verify.strategies import Case, cases, instance_specs, run_options
 
 R_CONTRACT, R_CONVERGE, TOL_CONVERGE = 4, 400, 1e-6
@@ -91,7 +90,7 @@ def contract_case(alg: Algorithm) -> Case:
     """A small well-conditioned instance and the simplest hyper-parameters of ``alg``."""
     spec = InstanceSpec("general", 3, 3, 6, 1.0, _psi(alg), 0.0 if _psi(alg) == "zero" else 0.1, 1)
     opt = optimum(spec)
-    hp = find(_strategy(alg, opt.L_max, sample_smoothness(build(spec))), lambda _: True)
+    hp = simplest(_strategy(alg, opt.L_max, sample_smoothness(build(spec))))
     return Case(spec, hp)
 
 
