@@ -231,7 +231,8 @@ def _trajectory(kern: Kernel, x: Array, K: int, eta_c: float, spec: MapSpec, ts:
     """Both families' pass, split over the kernel's thread pool.
 
     In blocks of ``BLOCK`` clients, or one part per core when there are fewer (each client's steps
-    are its own, so the split changes no bit).
+    are its own, so the split changes no bit) — when the pass reads at least ``PARALLEL_WORK`` data
+    elements (rows × coordinates × K); below that a hand-off to the pool costs more than the pass.
     """
     p = kern.problem
     ts = np.asarray(ts, dtype=float)
@@ -254,5 +255,12 @@ def _trajectory(kern: Kernel, x: Array, K: int, eta_c: float, spec: MapSpec, ts:
         def block(s: slice) -> None:
             _block_pooled(rows, y, offsets, clients, *args, s.start, s.stop)
 
-    over_blocks(block, kern.size, min(BLOCK, -(-kern.size // (os.cpu_count() or 1))))
+    work = K * (stacked[0].size if stacked is not None else rows.shape[0] * p.d * kern.size / p.M)
+    parts = (os.cpu_count() or 1) if work >= PARALLEL_WORK else 1
+    over_blocks(block, kern.size, min(BLOCK, -(-kern.size // parts)))
     return traj
+
+
+#: data elements (rows × coordinates × K) from which a compiled pass is split over the cores: ~1 ms of
+#: work (a small conformance case, 2 clients × 3 rows × 3 coordinates, went to the pool each round)
+PARALLEL_WORK = 2**20
