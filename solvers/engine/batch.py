@@ -4,23 +4,27 @@ Runs of one dual card (FedDualAvg and its OSP variant) that share the shapes of 
 (h, ψ), oracle, K and rounds, and differ in instance draw, seed or hyper-parameter values, advance
 round by round together (``algorithms.batched_dual``: their clients stacked on one axis, one numpy
 call per operation instead of one per run); so do FedCanon runs (Alg. 1) that share shapes, ψ, oracle,
-K, b and rounds (``algorithms.batched_canon``: their clients and controls stacked the same way), and runs
-of one primal card (FedAvg, FedMiD, FedMiD-avg, FedMiD-OSP: ``algorithms.batched_primal``) on the dual
-cards' terms, per-round records only.  The dual and primal cards batch with partial participation too
-(P < M clients a round): each run draws its own S_r from its own sampling stream, as alone, and the
-round runs on those rows of the stacked clients (``sampled``).
-Everything else about a run is the engine's own: its ``prepare`` (checks, composite map, reference,
-evaluator), its three seeded streams, its ``Recorder`` (the metrics of every run evaluated with one
-pass over the stacked clients: ``evaluate_many``), the divergence guard — a run that diverges is
-recorded as diverged at that round and leaves the batch, the others go on.  Per-step records
-(``record="step"``) are the step-by-step schedule's arrays, run by run.  So each trace holds the same
-bits as ``run`` gives it alone (``tests/solvers/test_run_batch.py``, ``test_run_batch_canon.py``);
-only ``meta["seconds"]`` differs (the batch's wall time shared equally among its runs).
+K, b and rounds (``algorithms.batched_canon``: their clients and controls stacked the same way), ZA1 runs
+on the same terms (``algorithms.batched_za1``), and runs of one primal card (FedAvg, FedMiD, FedMiD-avg,
+FedMiD-OSP: ``algorithms.batched_primal``) on the dual cards' terms, per-round records only.  The dual
+and primal cards batch with partial participation too (P < M clients a round): each run draws its own
+S_r from its own sampling stream, as alone, and the round runs on those rows of the stacked clients
+(``sampled``).
 
-A run the batched round does not cover (``batch_key`` is None: another method, FedCanon with P < M,
-a minibatch oracle, a kernel whose rounds run compiled or client-major alone, per-step records of
-clients other than quadratics or of FedCanon) runs alone through ``run``, as does a run with no partner
-of its key: never an error.
+Everything else about a run is the engine's own: its ``prepare`` (checks, composite map, reference,
+evaluator), its three seeded streams, its ``Recorder``, the divergence guard — a run that diverges is
+recorded as diverged at that round and leaves the batch, the others go on.  A round reports the runs'
+``BatchLog`` (their ``RoundLog``s stacked); the guard (``diverged_rows``), the metrics (``evaluate_many``:
+one pass over the stacked clients) and the records (``BatchRecorder``, which hands each run's columns
+to its ``Recorder`` at the end) take every run at once.  Per-step records (``record="step"``) are the
+step-by-step schedule's arrays, run by run.  So each trace holds the same bits as ``run`` gives it alone
+(``tests/solvers/test_run_batch*.py``); only ``meta["seconds"]`` differs (the batch's wall time shared
+equally among its runs).
+
+A run the batched round does not cover (``batch_key`` is None: another method, FedCanon or ZA1 with
+P < M, a minibatch oracle, a kernel whose rounds run compiled or client-major alone, per-step records of
+clients other than quadratics, of FedCanon or of ZA1) runs alone through ``run``, as does a run with no
+partner of its key: never an error.
 """
 
 from __future__ import annotations
