@@ -251,9 +251,11 @@ def _plan(c: Claim, s: int) -> _Plan:
 
 
 def planned_runs(c: Claim, s: int, plan: _Plan | None = None) -> list[Any]:
-    """Every run of per-round records ``measure_instance(c, s)`` asks for, its twins' included.
+    """Every run ``measure_instance(c, s)`` asks for, its twins' included.
 
-    One ``verify.experiments.base.Run`` per point and noise seed (per-step records: none); with
+    One ``verify.experiments.base.Run`` per point and noise seed, of per-round or per-step records (a
+    per-step run is held apart until its one recall; a claim with per-step records and a twin or one run
+    to the largest R plans none: those are asked for as before); with
     ``statistic="limit"``, the first per-step run of each point's limit (``experiments.limits.limit_gap``:
     R rounds, exact gradients, the instance's seed; the runs to 2R, 4R depend on it).  ``plan``: instance
     ``s``'s ``_plan``, when made already.
@@ -265,13 +267,13 @@ def planned_runs(c: Claim, s: int, plan: _Plan | None = None) -> list[Any]:
     if c.statistic == "limit":
         return [Run(method_name(c), q, hp, rounds, "exact", s, r, {}, "step")
                 for (q, r), (hp, rounds, _) in zip(p.cases, p.points, strict=True)]
-    if p.record != "round":
+    if p.record != "round" and (p.longest is not None or c.twin):
         return []
     name, seeds = method_name(c), noise_seeds(c, s)
     if p.longest is not None:
         (q, r), (hp, rounds) = p.cases[0], p.longest
         return [Run(name, q, hp, rounds, c.oracle, k, r, p.options[0]) for k in seeds]
-    out = [Run(name, q, hp, rounds, c.oracle, k, r, o)
+    out = [Run(name, q, hp, rounds, c.oracle, k, r, o, p.record)
            for (q, r), (hp, rounds, _), o in zip(p.cases, p.points, p.options, strict=True) for k in seeds]
     if c.twin:
         for v, (q, r), own in zip(c.along[1], p.cases, p.own, strict=True):

@@ -36,6 +36,9 @@ ROUNDS = Claim("prefetch-rounds", method="feddualavg", bound="1/sqrt(R)", along=
 START = dataclasses.replace(ROUNDS, name="prefetch-start", start=0.5)
 #: P = 2 of the 4 clients each round (each run its own S_r): prefetched and batched like the others
 PARTICIPATION = dataclasses.replace(REPEATS, name="prefetch-participation", participation=2)
+#: per-step records (a step statistic): run ahead as batches too, each held apart until its one recall
+STEPS = dataclasses.replace(REPEATS, name="prefetch-steps", measure="discrepancy_steps",
+                            statistic="last_step_mean", bound="eta_c**2")
 #: a sweep of the class's clients (each point its own instance) read off every run and its exact twin
 TWIN = Claim("prefetch-twin", method="feddualavg", bound="1/M", along=("problem.clients", (2, 4)),
              problem=("quadratics", {"d": 8, "zeta": 0.0, "lam": 0.01}), hp=HP, oracle="gaussian:1.0",
@@ -71,12 +74,12 @@ def assert_same(a: Measurement, b: Measurement) -> None:
     assert (a.B, a.seeds, a.skipped, a.random, a.lacking) == (b.B, b.seeds, b.skipped, b.random, b.lacking)
 
 
-@pytest.mark.parametrize("claim", [REPEATS, ROUNDS, START, TWIN, PARTICIPATION], ids=lambda c: c.name)
+@pytest.mark.parametrize("claim", [REPEATS, ROUNDS, START, TWIN, PARTICIPATION, STEPS], ids=lambda c: c.name)
 def test_batched_across_instances_is_instance_by_instance(claim):
     assert_same(batched(claim, 2), one_by_one(claim, 2))
 
 
-@pytest.mark.parametrize("claim", [REPEATS, ROUNDS, START, TWIN, PARTICIPATION], ids=lambda c: c.name)
+@pytest.mark.parametrize("claim", [REPEATS, ROUNDS, START, TWIN, PARTICIPATION, STEPS], ids=lambda c: c.name)
 def test_the_instances_ask_for_no_run_the_prefetch_did_not_run(claim, monkeypatch):
     """``planned_runs`` lists what ``measure_instance`` asks for: after the prefetch no run is fresh, and
     the prefetch ran every instance's runs in one ``run_batch`` per (method, R, oracle)."""
