@@ -2,12 +2,13 @@
 
 A ``Recorder`` takes one run's ``RoundLog`` a round at a time.  Runs advancing together (``engine.batch``)
 report a ``BatchLog``: the same quantities stacked.  ``BatchRecorder.record`` keeps them in arrays with a
-row per round and a column per run — the server iterates, the metrics, the running counts and ŵ's sum,
-the discrepancy's mean, sum and the overhead L·Σdisc/#steps (eq. 4.3's), the sampled clients and the
-extras — each element made by the operations ``Recorder.record`` makes for its run alone (an element-wise
-sum over the runs is the run's own sum; a row's mean its own sum divided once).  ``finish`` hands each run's
-columns, up to the last round it recorded, to its ``Recorder``, whose ``trace`` then holds the bits the run
-alone records (``tests/solvers/test_run_batch*.py``).
+row per round and a column per run — the metrics, the running counts and ŵ's sum, the discrepancy's
+mean, sum and the overhead L·Σdisc/#steps (eq. 4.3's), the sampled clients and the extras — and writes
+the server iterates straight into each run's own buffers (kept once); each element made by the
+operations ``Recorder.record`` makes for its run alone (an element-wise sum over the runs is the run's
+own sum; a row's mean its own sum divided once).  ``finish`` hands each run's columns, up to the last
+round it recorded, to its ``Recorder``, whose ``trace`` then holds the bits the run alone records
+(``tests/solvers/test_run_batch*.py``).
 
 A run whose round is refused (diverged, or its objective not finite: ``Recorder.record``'s rule) records
 nothing more; its columns end at its last recorded round.
@@ -37,8 +38,8 @@ class BatchRecorder:
         B = len(recs)
         self.recs = list(recs)
         self.L = np.array([rec.L for rec in recs], dtype=float)
-        self.W = np.empty((rounds, B, dim))
-        self.Z = np.empty((rounds, B, dim)) if dual else None
+        self.shape = (rounds, B)
+        self.dual = dual
         self.metrics: dict[str, Array] = {}  # key → (rounds, B), NaN where not evaluated
         self.own: list[tuple[int, Array, list[dict[str, Any]]]] = []  # (round, runs, their own metrics)
         self.totals: dict[str, Array] = {}  # count key → (rounds,): the running totals after each round
@@ -73,7 +74,7 @@ class BatchRecorder:
             stacked, own = metrics
             for key, values in stacked.items():
                 if key not in self.metrics:
-                    self.metrics[key] = np.full(self.W.shape[:2], np.nan)
+                    self.metrics[key] = np.full(self.shape, np.nan)
                 self.metrics[key][r, cols] = values
             if own is not None:
                 self.own.append((r, runs, own))
@@ -81,7 +82,7 @@ class BatchRecorder:
         self.counts[r + 1] = self.counts[r] + log.avg_count
         for key, value in log.counts.as_dict().items():
             if key not in self.totals:
-                self.totals[key] = np.zeros(len(self.W), dtype=np.int64)
+                self.totals[key] = np.zeros(self.shape[0], dtype=np.int64)
             self.totals[key][r] = (self.totals[key][r - 1] if r else 0) + value
         self.participants[r] = len(clients[0])
         if log.discrepancy.shape[1]:
@@ -97,9 +98,11 @@ class BatchRecorder:
             self._round("sampled", r, cols, np.stack(clients))
         for key, values in log.extra.items():
             self._round(key, r, cols, values)
-        self.W[r, cols] = log.w
-        if self.Z is not None:
-            self.Z[r, cols] = log.z
+        for j, i in enumerate(runs):  # the server iterates straight into each run's buffers (kept once)
+            buffers = self.recs[i].buffers
+            buffers["server_w"][r + 1] = log.w[j]
+            if self.dual:
+                buffers["server_z"][r + 1] = log.z[j]
         if log.steps is not None:  # straight into each run's buffers (a round's steps are K·M·dim floats)
             for j, i in enumerate(runs):
                 rec = self.recs[i]
@@ -111,7 +114,7 @@ class BatchRecorder:
     def _round(self, key: str, r: int, cols: Array | slice, values: Array) -> None:
         values = np.asarray(values)
         if key not in self.rounds:
-            self.rounds[key] = np.empty((*self.W.shape[:2], *values.shape[1:]), dtype=values.dtype)
+            self.rounds[key] = np.empty((*self.shape, *values.shape[1:]), dtype=values.dtype)
         self.rounds[key][r, cols] = values
 
     def finish(self) -> None:
@@ -125,9 +128,9 @@ class BatchRecorder:
             if n == 0:
                 continue
             rec.avg_sum, rec.avg_count = self.sums[i].copy(), int(self.counts[n])
-            rec.buffer_rows("server_w", self.W[:n, i])
-            if self.Z is not None:
-                rec.buffer_rows("server_z", self.Z[:n, i])
+            rec.filled["server_w"] += n
+            if self.dual:
+                rec.filled["server_z"] += n
             for key in rec.metric_keys:
                 if key in self.metrics:
                     rec.points[key].extend(self.metrics[key][:n, i].tolist())

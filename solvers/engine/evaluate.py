@@ -72,7 +72,8 @@ def evaluate_many(evaluators: Sequence[Evaluator], kernel: Kernel, W: Array, W_h
 
     The runs' problems share their loss, shapes and ψ (``engine.batch.batch_key``).  The passes over the
     data (F_m and ∇F_m at w_i, F_m at ŵ_i) are one call on the stacked clients, ψ(w_i) and ψ(ŵ_i) one call
-    on the B points, prox_{ηψ} one call (``batched_dual.by_weight``); the sums over clients and the norms
+    on the B points, prox_{ηψ} one call for an indicator or a separable ψ, else one per distinct η
+    (``batched_dual.by_weight``); the sums over clients and the norms
     are each run's own call on the arrays ``evaluate`` reduces, ∇F_m's rows laid out as the run alone lays
     them out (another layout takes another BLAS path, with other last bits), made for all runs by one
     stacked ``matmul`` (``batched_dual.stacked_dot``: each run's the very BLAS call ``evaluate`` makes),

@@ -99,12 +99,6 @@ class Recorder:
         if overhead is not None:
             self.points["discrepancy_overhead"].append(overhead)
 
-    def buffer_rows(self, key: str, rows: Array) -> None:
-        """Write ``rows`` into the next rows of a buffer ``start`` made (records kept elsewhere, given)."""
-        f = self.filled[key]
-        self.buffers[key][f:f + len(rows)] = rows
-        self.filled[key] += len(rows)
-
     def _buffer(self, key: str, value: Array, capacity: int) -> None:
         """Write ``value`` into the next row of a preallocated array (no copy at the end)."""
         if key not in self.buffers:
