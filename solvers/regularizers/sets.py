@@ -97,14 +97,15 @@ class L1Ball(_Indicator):
     def project(self, v: np.ndarray) -> np.ndarray:
         """Π onto the ℓ1 ball through the simplex projection of |v|.
 
-        Rows of at most ``MAX_COMPILED_ROW`` coordinates go through the compiled kernel when numba is
-        loaded already (the engine loads it; a projection never does): the same bits, 5–17× faster.
+        Rows of at most ``MAX_COMPILED_ROW`` coordinates of a C-ordered array go through the compiled
+        kernel when numba is loaded already (the engine loads it; a projection never does): the same bits,
+        5–17× faster.  (Another layout sums |v| in another order here: NumPy's path keeps its bits.)
         """
         v = np.asarray(v, dtype=float)
-        if "numba" in sys.modules and v.size and v.shape[-1] <= MAX_COMPILED_ROW:
+        if "numba" in sys.modules and v.size and v.shape[-1] <= MAX_COMPILED_ROW and v.flags.c_contiguous:
             from fcocheck.solvers.regularizers.ball_rows import l1_ball_rows
 
-            rows = np.ascontiguousarray(v).reshape(-1, v.shape[-1])
+            rows = v.reshape(-1, v.shape[-1])
             out = np.empty(rows.shape)
             if l1_ball_rows(rows, float(self.radius), out):
                 return out.reshape(v.shape)
@@ -139,12 +140,11 @@ class L2Ball(_Indicator):
     def project(self, v: np.ndarray) -> np.ndarray:
         """v·min(1, r/‖v‖₂) (compiled when numba is loaded already: ``ball_rows.l2_ball_rows``, same bits)."""
         v = np.asarray(v, dtype=float)
-        if "numba" in sys.modules and v.size:
+        if "numba" in sys.modules and v.size and v.flags.c_contiguous:  # another layout: another sum order
             from fcocheck.solvers.regularizers.ball_rows import l2_ball_rows
 
             out = np.empty(v.shape)
-            l2_ball_rows(np.ascontiguousarray(v).reshape(-1, v.shape[-1]), float(self.radius),
-                         out.reshape(-1, v.shape[-1]))
+            l2_ball_rows(v.reshape(-1, v.shape[-1]), float(self.radius), out.reshape(-1, v.shape[-1]))
             return out
         n = np.linalg.norm(v, axis=-1, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -173,3 +173,20 @@ def test_the_l2_comparison_can_fail():
     out = np.empty(v.shape)
     l2_ball_rows(v, np.nextafter(2.0, 3.0), out)
     assert not _same_bits(out, _reference_l2_ball(v, 2.0))
+
+
+def test_another_layout_keeps_numpys_path():
+    """A column-major array sums |v| in another order: it takes NumPy's path, whose bits it had."""
+    from fcocheck.solvers.regularizers import L2Ball
+
+    rng = np.random.default_rng(8)
+    for _ in range(50):
+        v = np.asfortranarray(rng.standard_normal((6, 13)))
+        radius = float(np.abs(v[0]).sum())  # a row on the sphere: the order of the sum decides
+        assert _same_bits(L1Ball(radius).project(v), _numpy_path(v, radius))
+        saved = __import__("sys").modules.pop("numba")
+        try:
+            want = L2Ball(2.0).project(v)
+        finally:
+            __import__("sys").modules["numba"] = saved
+        assert _same_bits(L2Ball(2.0).project(v), want)
