@@ -71,21 +71,15 @@ def serial_blas() -> Any:
     run and 55 ms alone; with BLAS held to one thread, 55–62 ms inside a run.  Results do not
     depend on it (tested).  Report and sweep jobs already hold BLAS to one thread.
 
-    threadpoolctl limits the libraries its controller found, so scipy's own OpenBLAS (which the compiled
-    loop kernel calls, ``squares_kernel``) is loaded first: ~40 ms once per process.  The controller (a
-    scan of the loaded libraries, ~0.5 ms) is made once per process, not per run: a BLAS loaded later
-    would keep its threads, which changes the time, never a result.
+    threadpoolctl limits the libraries loaded when the context opens, so scipy's own OpenBLAS (which
+    the compiled loop kernel calls, ``squares_kernel``) is loaded first: ~40 ms once per process.
+    (A controller made once per process, 0.9% of ``validate``, left a CI worker's BLAS at one thread
+    once: not kept.)
     """
-    if not _BLAS:
-        import scipy.linalg.cython_blas  # noqa: F401  (loads scipy's OpenBLAS so that it is limited too)
-        from threadpoolctl import ThreadpoolController
+    import scipy.linalg.cython_blas  # noqa: F401  (loads scipy's OpenBLAS so that it is limited too)
+    from threadpoolctl import threadpool_limits  # lazy: scans the loaded libraries (~0.5 ms)
 
-        _BLAS.append(ThreadpoolController())
-    return _BLAS[0].limit(limits=1, user_api="blas")
-
-
-#: the process's threadpool controller (``serial_blas``)
-_BLAS: list[Any] = []
+    return threadpool_limits(1, user_api="blas")
 
 
 def choose_strategy(problem: Any) -> str:
