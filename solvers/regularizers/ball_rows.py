@@ -19,69 +19,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-#: NumPy's pairwise-sum block: below it, eight partial sums
-_BLOCK = 128
-
-
-@numba.njit(cache=True, nogil=True)
-def _block_sum(a: np.ndarray, lo: int, n: int) -> float:  # pragma: no cover - compiled
-    """NumPy's pairwise sum of a[lo:lo + n] for n ≤ 128: sequential below 8, else eight partial sums."""
-    if n < 8:
-        res = 0.0
-        for i in range(n):
-            res += a[lo + i]
-        return res
-    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
-    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
-    i = 8
-    while i < n - n % 8:
-        r0 += a[lo + i]
-        r1 += a[lo + i + 1]
-        r2 += a[lo + i + 2]
-        r3 += a[lo + i + 3]
-        r4 += a[lo + i + 4]
-        r5 += a[lo + i + 5]
-        r6 += a[lo + i + 6]
-        r7 += a[lo + i + 7]
-        i += 8
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        res += a[lo + i]
-        i += 1
-    return res
+from fcocheck.solvers.algorithms.dense_kernel import _pairwise_sum
 
 
 @numba.njit(cache=True, nogil=True)
 def pairwise_sum(a: np.ndarray) -> float:  # pragma: no cover - compiled
-    """Σ a as ``np.add.reduce`` sums a contiguous row: S(lo, n) = S(lo, n₂) + S(lo + n₂, n − n₂) above 128.
-
-    The recursion walked on explicit stacks (numba does not cache a recursive function).
-    """
-    n = a.shape[0]
-    if n <= _BLOCK:
-        return _block_sum(a, 0, n)
-    t_lo = np.empty(192, np.int64)
-    t_n = np.empty(192, np.int64)
-    vals = np.empty(64)
-    top, nv = 0, 0
-    t_lo[0], t_n[0] = 0, n
-    while top >= 0:
-        lo, m = t_lo[top], t_n[top]
-        top -= 1
-        if m < 0:  # both halves done: left + right
-            vals[nv - 2] = vals[nv - 2] + vals[nv - 1]
-            nv -= 1
-        elif m <= _BLOCK:
-            vals[nv] = _block_sum(a, lo, m)
-            nv += 1
-        else:
-            n2 = m // 2
-            n2 -= n2 % 8
-            t_lo[top + 1], t_n[top + 1] = 0, -1
-            t_lo[top + 2], t_n[top + 2] = lo + n2, m - n2
-            t_lo[top + 3], t_n[top + 3] = lo, n2
-            top += 3
-    return vals[0]
+    """Σ a as ``np.add.reduce`` sums a contiguous row (``dense_kernel._pairwise_sum``'s transcription)."""
+    return _pairwise_sum(a, a.shape[0], np.empty(192, np.int64), np.empty(192, np.int64), np.empty(64))
 
 
 @numba.njit(cache=True, nogil=True)
