@@ -33,6 +33,7 @@ import numpy as np
 
 from fcocheck.solvers import kernels
 from fcocheck.solvers.algorithms.samples import frequency_scaling, full_gradient, sample_view
+from fcocheck.solvers.blas_threads import serial_blas
 from fcocheck.solvers.engine import run
 from fcocheck.solvers.engine.run import prepare
 from fcocheck.solvers.generators import generate
@@ -81,7 +82,7 @@ def bare_pass_time(problem, K: int = 10, repeats: int = 10) -> float | None:
     """Seconds a local step of the compiled K-step FedDualAvg pass called bare (None where it cannot run).
 
     The engine's own hot loop (``fused_steps.dual_trajectory``, client-major, split over the cores) on
-    every client from a random dual point, under the engine's BLAS setting (``kernels.serial_blas``).
+    every client from a random dual point, under the engine's BLAS setting (``blas_threads.serial_blas``).
     """
     from fcocheck.solvers.algorithms import fused_steps
     from fcocheck.solvers.algorithms.base import eta_tilde
@@ -92,7 +93,7 @@ def bare_pass_time(problem, K: int = 10, repeats: int = 10) -> float | None:
         return None
     z = np.random.default_rng(0).standard_normal(problem.dim) * 0.01
     ts = np.array([eta_tilde(1.0, 0.02, 3, K, k) for k in range(K)])
-    with kernels.serial_blas():
+    with serial_blas():
         fused_steps.dual_trajectory(kern, z, K, 0.02, spec, ts)  # compile / load outside the timing
         return best_of(lambda: fused_steps.dual_trajectory(kern, z, K, 0.02, spec, ts), repeats) / K
 

@@ -61,27 +61,6 @@ def over_blocks(fn: Callable[[slice], None], M: int, block: int = BLOCK) -> None
     list(_POOL[0].map(fn, [slice(s, min(s + block, M)) for s in range(0, M, block)]))
 
 
-def serial_blas() -> Any:
-    """A context in which the loaded BLAS libraries use one thread (``threadpoolctl``).
-
-    The engine parallelises over clients on its own pool (``over_blocks``); a multi-threaded BLAS
-    call in between (the dual shadow ``weights @ Z`` over 10⁴ clients) leaves OpenBLAS's workers
-    spinning for their time-out on the same two cores the pool then needs.  Measured on 10⁴ tiny
-    clients (``benchmarks/suite.py``): the compiled K-step pass took 73–97 ms a round inside a
-    run and 55 ms alone; with BLAS held to one thread, 55–62 ms inside a run.  Results do not
-    depend on it (tested).  Report and sweep jobs already hold BLAS to one thread.
-
-    threadpoolctl limits the libraries loaded when the context opens, so scipy's own OpenBLAS (which
-    the compiled loop kernel calls, ``squares_kernel``) is loaded first: ~40 ms once per process.
-    (A controller made once per process, 0.9% of ``validate``, left a CI worker's BLAS at one thread
-    once: not kept.)
-    """
-    import scipy.linalg.cython_blas  # noqa: F401  (loads scipy's OpenBLAS so that it is limited too)
-    from threadpoolctl import threadpool_limits  # lazy: scans the loaded libraries (~0.5 ms)
-
-    return threadpool_limits(1, user_api="blas")
-
-
 def choose_strategy(problem: Any) -> str:
     """``batched`` for quadratics and small equal-size dense blocks, ``loop`` otherwise."""
     if problem.loss == "quadratic":

@@ -18,6 +18,7 @@ from hypothesis.errors import NoSuchExample
 
 from fcocheck.solvers import algorithms
 from fcocheck.solvers.algorithms.base import Algorithm
+from fcocheck.solvers.blas_threads import serial_blas
 from fcocheck.solvers.engine.run import prepare
 from fcocheck.solvers.errors import FcocheckError
 from fcocheck.solvers.files import Writer, plain_name
@@ -259,13 +260,11 @@ def unit_cells(unit: tuple[str, str], budget: str | int, out: str | None, seed: 
 
     BLAS is held to one thread, so a cell's bits do not depend on the executor (serial or pool).
     """
-    from threadpoolctl import threadpool_limits
-
     from fcocheck.verify.invariants import INVARIANTS
 
     kind, name = unit
     target = None if out is None else Path(out) / "counterexamples"
-    with threadpool_limits(1):
+    with serial_blas(every_api=True):
         if kind == "invariant":
             return [check_invariant(INVARIANTS[name], budget, target, seed).as_dict()]
         return [c.as_dict() for c in check_properties(algorithms.get(name), budget, target, seed)]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from fcocheck.solvers import algorithms
+from fcocheck.solvers.blas_threads import serial_blas
 from fcocheck.solvers.files import COUNTEREXAMPLES, UnsafePathError, Writer, is_counterexample_link
 from fcocheck.verify.conformance import check_invariant, check_properties
 from fcocheck.verify.experiments import EXPERIMENTS
@@ -21,13 +22,13 @@ from fcocheck.verify.sweep.session import Job
 
 
 def experiment(name: str, quick: bool, seed: int) -> dict[str, Any]:
-    """``Result.as_dict()`` of one theorem experiment, with every run behind it.
+    """``Result.as_dict()`` of one theorem experiment, with every run behind it, BLAS held to one thread.
 
     ``runs``: each run's configuration and per-round curves (``verify.experiments.base.collect``).
     """
     from fcocheck.verify.experiments.base import collect
 
-    with collect() as recorded:
+    with serial_blas(every_api=True), collect() as recorded:
         payload = EXPERIMENTS[name](quick=quick, seed=seed).as_dict()
     return {**payload, "runs": recorded}
 
@@ -37,9 +38,7 @@ def experiment_one_thread(name: str, quick: bool, seed: int) -> dict[str, Any]:
 
     Same bits on any executor; the runs are not kept (``validate`` stores nothing).
     """
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1):
+    with serial_blas(every_api=True):
         return EXPERIMENTS[name](quick=quick, seed=seed).as_dict()
 
 

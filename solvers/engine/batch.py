@@ -50,6 +50,7 @@ from fcocheck.solvers.algorithms.control import ControlHyper, init_controls
 from fcocheck.solvers.algorithms.fedcanon import fedcanon_round
 from fcocheck.solvers.algorithms.primitives import client_major, client_weights, fused
 from fcocheck.solvers.algorithms.za1 import ZA1Hyper, init_za1, za1_round
+from fcocheck.solvers.blas_threads import serial_blas
 from fcocheck.solvers.card.steps import DualAdd, Scale
 from fcocheck.solvers.engine.batch_recorder import BatchRecorder
 from fcocheck.solvers.engine.evaluate import evaluate_many
@@ -57,7 +58,7 @@ from fcocheck.solvers.engine.recorder import Recorder
 from fcocheck.solvers.engine.run import Setup, _meta, check_metrics_every, diverged_rows, prepare, run
 from fcocheck.solvers.engine.sampler import sample_clients
 from fcocheck.solvers.engine.trace import COMPLETED, DIVERGED, INTERRUPTED, Trace
-from fcocheck.solvers.kernels import Kernel, serial_blas
+from fcocheck.solvers.kernels import Kernel
 from fcocheck.solvers.mirror_maps import Euclidean
 from fcocheck.solvers.oracles import GaussianOracle, Oracle
 from fcocheck.solvers.problem import Problem

@@ -21,6 +21,7 @@ import numpy as np
 
 from fcocheck.solvers import algorithms
 from fcocheck.solvers.algorithms.base import Algorithm, Env, RoundLog
+from fcocheck.solvers.blas_threads import serial_blas
 from fcocheck.solvers.composite import make_composite
 from fcocheck.solvers.engine.evaluate import Evaluator
 from fcocheck.solvers.engine.recorder import Recorder
@@ -33,7 +34,7 @@ from fcocheck.solvers.errors import (
     InvalidStepSizeError,
     NoClosedFormError,
 )
-from fcocheck.solvers.kernels import Kernel, check_strategy, serial_blas
+from fcocheck.solvers.kernels import Kernel, check_strategy
 from fcocheck.solvers.oracles import Oracle, parse_oracle
 from fcocheck.solvers.problem import Problem
 from fcocheck.solvers.progress import Progress

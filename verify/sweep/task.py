@@ -19,8 +19,8 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
+from fcocheck.solvers.blas_threads import serial_blas
 from fcocheck.solvers.engine.trace import INTERRUPTED
 from fcocheck.verify.sweep.config import RunConfig, canonical
 
@@ -102,7 +102,7 @@ def solve_reference(spec_json: str) -> Any:
     reference takes 7 s).
     """
     try:
-        with threadpool_limits(1):
+        with serial_blas(every_api=True):
             return _instance(spec_json)[1]
     except KeyboardInterrupt:
         raise
@@ -136,7 +136,7 @@ def execute(config: RunConfig, references: dict[str, Any] | None = None) -> RunR
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     try:
-        with threadpool_limits(1):
+        with serial_blas(every_api=True):
             problem, ref = instance(config, references)
             trace = run(
                 config.algorithm,
@@ -199,7 +199,7 @@ def execute_batch(configs: Sequence[RunConfig], references: dict[str, Any] | Non
     started = datetime.now(UTC).isoformat(timespec="seconds")
     c0 = configs[0]
     try:
-        with threadpool_limits(1):
+        with serial_blas(every_api=True):
             pairs = [instance(c, references) for c in configs]
             traces = run_batch(c0.algorithm, [p for p, _ in pairs], [dict(c.hp) for c in configs], c0.rounds,
                                [c.seed for c in configs], c0.oracle, [r for _, r in pairs], c0.metrics_every,
