@@ -1,7 +1,9 @@
-"""``run_batch`` gives every run the bits ``run`` gives it alone, batched or not, and the check can fail.
+"""``run_batch`` gives every dual-card run the bits ``run`` gives it alone; what is not batched runs alone.
 
 The batches mix instance draws, run seeds, step sizes (η_c, η_s), two dual cards, the exact and the
-Gaussian oracle, quadratic and logistic clients, and a run that diverges in the middle of its batch.
+Gaussian oracle, quadratic and logistic clients, per-step records, ℓ1 penalties and balls (the maps'
+calls per weight), ground-truth metrics.  A run diverging mid-batch, a one-ulp step change that must show
+and start points: ``test_run_batch_common.py``, for every batched method.
 """
 
 from __future__ import annotations
@@ -14,117 +16,46 @@ from fcocheck.solvers.engine.run import prepare, run
 from fcocheck.solvers.errors import InvalidHyperparameterError
 from fcocheck.solvers.generators import generate
 from fcocheck.solvers.reference import reference_solve
-
-ROUNDS = 12
-
-
-def differences(a, b) -> list[str]:
-    """Every array or metadata entry (wall time aside) in which two traces differ in any bit; their order."""
-    out = sorted(set(a.arrays) ^ set(b.arrays))
-    if not out and list(a.arrays) != list(b.arrays):
-        out.append("order of the arrays")
-    for k in set(a.arrays) & set(b.arrays):
-        x, y = a.arrays[k], b.arrays[k]
-        if x.shape != y.shape or x.dtype != y.dtype or not np.array_equal(x, y, equal_nan=True):
-            out.append(k)
-    meta_a = {k: v for k, v in a.meta.items() if k != "seconds"}
-    meta_b = {k: v for k, v in b.meta.items() if k != "seconds"}
-    out += [f"meta.{k}" for k in set(meta_a) | set(meta_b) if meta_a.get(k) != meta_b.get(k)]
-    return out
-
-
-def alone(algorithm, problems, hps, seeds, refs, oracle="exact", rounds=ROUNDS):
-    return [run(algorithm, p, h, rounds=rounds, oracle=oracle, seed=s, reference=r)
-            for p, h, s, r in zip(problems, hps, seeds, refs, strict=True)]
-
-
-def batched(algorithm, problems, hps, seeds, refs, oracle="exact", rounds=ROUNDS):
-    """The traces and how ``run_batch`` grouped the runs (every run must be in one batch)."""
-    setups = [prepare(algorithm, p, h, rounds, oracle, None, "round", r, None, "auto")
-              for p, h, r in zip(problems, hps, refs, strict=True)]
-    groups, lone = batch_groups(setups, problems)
-    assert lone == [] and sorted(i for g in groups for i in g) == list(range(len(problems)))
-    return run_batch(algorithm, problems, hps, rounds, seeds, oracle, refs)
-
-
-def quadratic_instances(n=3):
-    """ℓ1-ball quadratics with heterogeneous Hessians (the Lemma 4.4 class), instance seeds 0…n−1."""
-    ps = [generate("quadratics", seed=s, clients=6, d=7, zeta=8.0, hessian_spread=0.5, ball=3.0)
-          for s in range(n)]
-    return ps, [reference_solve(p) for p in ps]
-
-
-def logistic_instances(n=3):
-    ps = [generate("constrained-logistic", seed=s, ball="l2", radius=2.0, clients=5, samples=12, d=6)
-          for s in range(n)]
-    return ps, [reference_solve(p) for p in ps]
+from tests.solvers.batch_bits import (
+    ROUNDS,
+    all_differences,
+    alone,
+    differences,
+    instances,
+    together,
+    twice_first,
+)
 
 
 @pytest.fixture(scope="module")
 def quad():
-    return quadratic_instances()
+    return instances("ball")
 
 
 @pytest.fixture(scope="module")
 def logit():
-    return logistic_instances()
+    return instances("logistic")
 
 
 @pytest.mark.parametrize("algorithm", ["feddualavg", "feddualavg-osp"])
 @pytest.mark.parametrize("oracle", ["exact", "gaussian:0.5"])
 def test_same_bits_as_alone(quad, algorithm, oracle):
-    problems, refs = quad
-    problems, refs = [*problems, problems[0]], [*refs, refs[0]]  # instance 0 twice: two seeds on it
+    problems, refs = twice_first(*quad)
     hps = [{"eta_c": 0.05, "local_steps": 3}, {"eta_c": 0.02, "local_steps": 3},
            {"eta_c": 0.05, "eta_s": 0.5, "local_steps": 3}, {"eta_c": 0.05, "local_steps": 3}]
     seeds = [0, 1, 2, 7]
-    got = batched(algorithm, problems, hps, seeds, refs, oracle)
+    got = together(algorithm, problems, hps, seeds, refs, oracle, one_batch=False)
     want = alone(algorithm, problems, hps, seeds, refs, oracle)
-    assert [differences(a, b) for a, b in zip(got, want, strict=True)] == [[]] * 4
+    assert all_differences(got, want) == [[]] * 4
     assert all(t.status == "completed" for t in got)
 
 
 def test_same_bits_logistic_clients(logit):
     problems, refs = logit
     hps = [{"eta_c": 0.1 * (i + 1), "local_steps": 2} for i in range(3)]
-    got = batched("feddualavg", problems, hps, [3, 4, 5], refs, "gaussian:1.0")
+    got = together("feddualavg", problems, hps, [3, 4, 5], refs, "gaussian:1.0", one_batch=False)
     want = alone("feddualavg", problems, hps, [3, 4, 5], refs, "gaussian:1.0")
-    assert [differences(a, b) for a, b in zip(got, want, strict=True)] == [[]] * 3
-
-
-def test_a_run_diverging_mid_batch_is_frozen_the_others_go_on():
-    ps = [generate("quadratics", seed=s, clients=6, d=7, zeta=8.0) for s in range(3)]
-    hps = [{"eta_c": eta, "local_steps": 3} for eta in (0.05, 3.5, 0.1)]  # the second explodes
-    refs = [False] * 3
-    got = batched("feddualavg", ps, hps, [0, 1, 2], refs, rounds=40)
-    want = alone("feddualavg", ps, hps, [0, 1, 2], refs, rounds=40)
-    assert [t.status for t in got] == ["completed", "diverged", "completed"]
-    assert 1 < got[1].meta["diverged_at"] < 40  # in the middle of the batch's rounds
-    assert [differences(a, b) for a, b in zip(got, want, strict=True)] == [[]] * 3
-
-
-def test_start_points(quad):
-    """Each run from its own w0 (Thm 4.1's speed-up study starts at w* + u)."""
-    problems, refs = quad
-    hps = [{"eta_c": 0.05, "eta_s": 2.0, "local_steps": 2}] * 3
-    w0s = [r.w + 0.1 * (i + 1) for i, r in enumerate(refs)]
-    got = run_batch("feddualavg", problems, hps, ROUNDS, [0, 1, 2], "gaussian:0.5", refs, w0s=w0s)
-    want = [run("feddualavg", p, h, ROUNDS, "gaussian:0.5", seed=s, reference=r, w0=w)
-            for p, h, s, r, w in zip(problems, hps, [0, 1, 2], refs, w0s, strict=True)]
-    assert [differences(a, b) for a, b in zip(got, want, strict=True)] == [[]] * 3
-
-
-def test_the_comparison_fails_when_one_run_differs(quad):
-    """One run's η_c altered in its last bit inside the batch: that run, and only it, differs."""
-    problems, refs = quad
-    hps = [{"eta_c": 0.05, "local_steps": 3} for _ in problems]
-    changed = [dict(h) for h in hps]
-    changed[1]["eta_c"] = np.nextafter(0.05, 1.0)
-    got = batched("feddualavg", problems, changed, [0, 1, 2], refs)
-    want = alone("feddualavg", problems, hps, [0, 1, 2], refs)
-    diffs = [differences(a, b) for a, b in zip(got, want, strict=True)]
-    assert diffs[0] == [] and diffs[2] == []
-    assert {"server_w", "server_z", "objective", "meta.hyper"} <= set(diffs[1])
+    assert all_differences(got, want) == [[]] * 3
 
 
 def test_what_is_not_covered_runs_alone(quad):
@@ -156,8 +87,7 @@ def test_inputs_are_checked_before_any_round(quad):
 @pytest.mark.parametrize("oracle", ["exact", "gaussian:0.5"])
 def test_per_step_records_same_bits_as_alone(quad, algorithm, oracle):
     """``record="step"``: every per-step array (client duals, shadow, its images, Σ p̃ g) as the run alone."""
-    problems, refs = quad
-    problems, refs = [*problems, problems[0]], [*refs, refs[0]]
+    problems, refs = twice_first(*quad)
     hps = [{"eta_c": 0.05, "local_steps": 3}, {"eta_c": 0.02, "local_steps": 3},
            {"eta_c": 0.05, "eta_s": 0.5, "local_steps": 3}, {"eta_c": 0.05, "local_steps": 3}]
     seeds = [0, 1, 2, 7]
@@ -246,12 +176,11 @@ def test_a_separable_map_takes_every_runs_weight_in_one_call():
 @pytest.mark.parametrize("algorithm", ["feddualavg", "fedmid"])
 def test_same_bits_with_an_l1_penalty_and_distinct_steps(algorithm):
     """ψ = λ‖·‖₁ (separable, not an indicator): every run's η̃ its own, the maps one call (``rowwise``)."""
-    ps = [generate("quadratics", seed=s, clients=6, d=7, zeta=2.0, lam=0.05) for s in range(3)]
-    refs = [reference_solve(p) for p in ps]
+    ps, refs = instances("l1")
     hps = [{"eta_c": eta, "local_steps": 3} for eta in (0.05, 0.02, 0.08)]
-    got = batched(algorithm, ps, hps, [0, 1, 2], refs, "gaussian:0.5")
+    got = together(algorithm, ps, hps, [0, 1, 2], refs, "gaussian:0.5", one_batch=False)
     want = alone(algorithm, ps, hps, [0, 1, 2], refs, "gaussian:0.5")
-    assert [differences(a, b) for a, b in zip(got, want, strict=True)] == [[]] * 3
+    assert all_differences(got, want) == [[]] * 3
 
 
 @pytest.mark.parametrize("algorithm", ["feddualavg", "fedmid"])
@@ -267,6 +196,6 @@ def test_ground_truth_metrics_and_sparse_metrics_every(algorithm):
     got = run_batch(algorithm, ps, hps, 7, [0, 1, 2], "gaussian:0.5", refs, metrics_every=2)
     want = [run(algorithm, p, h, rounds=7, oracle="gaussian:0.5", seed=s, reference=r, metrics_every=2)
             for p, h, s, r in zip(ps, hps, [0, 1, 2], refs, strict=True)]
-    assert [differences(a, b) for a, b in zip(got, want, strict=True)] == [[]] * 3
+    assert all_differences(got, want) == [[]] * 3
     assert all(list(a.arrays) == list(b.arrays) for a, b in zip(got, want, strict=True))
     assert {"f1", "precision", "recall"} <= set(got[0].arrays) and np.isnan(got[0].arrays["f1"][1])
