@@ -44,17 +44,18 @@ class BatchState(NamedTuple):
 
 
 class BatchEnv(NamedTuple):
-    """What a batched round reads, fixed for the batch.
+    """What a batched round of a dual or a primal card reads, fixed for the batch.
 
     Attributes:
-        card: the dual card every run runs.
+        card: the card every run runs (a dual card here, a primal one in ``batched_primal``).
         hps: each run's hyper-parameters.
-        kernel: the gradient kernel over the B·M stacked clients.
-        weights: p̃ of each run's clients, ``(B, M)``.
+        kernel: the gradient kernel over the B·M stacked clients (``stacked_kernel``).
+        weights: p̃ of each run's clients, ``(B, M)`` (``primitives.client_weights`` over all clients).
         composite: (z, t) ↦ ∇(h + tψ)*(z), the runs' common map.
         h: the runs' common mirror map.
         oracle: the runs' common oracle (exact or Gaussian).
-        record_steps: each run's log also holds ``primitives.dual_local``'s per-step arrays.
+        d: the model coordinates a primal card's densities count (``problem.d``).
+        record_steps: each run's log also holds ``primitives.dual_local``'s per-step arrays (dual cards).
         weightless: the map is the same for every t ≠ 0 (an indicator ψ with the Euclidean h: Π_C), so
             ``by_weight`` calls it once for all the runs whose t is not 0.
 
@@ -67,6 +68,7 @@ class BatchEnv(NamedTuple):
     composite: CompositeFn
     h: Any
     oracle: Oracle
+    d: int
     record_steps: bool = False
     weightless: bool = False
 

@@ -30,10 +30,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fcocheck.solvers.algorithms.base import BatchLog, Counts
-from fcocheck.solvers.algorithms.batched_dual import by_weight, per_run, run_discrepancies, stacked_grads
+from fcocheck.solvers.algorithms.batched_dual import (
+    BatchEnv,
+    by_weight,
+    per_run,
+    run_discrepancies,
+    stacked_grads,
+)
 from fcocheck.solvers.card.steps import Add, Gradient, Mirror, MirrorAdd, Scale
-from fcocheck.solvers.kernels import Kernel
-from fcocheck.solvers.oracles import Oracle
 
 Array = np.ndarray
 CompositeFn = Callable[[Array, Any], Array]
@@ -57,34 +61,7 @@ class PrimalBatchState(NamedTuple):
         return PrimalBatchState(self.w[keep], self.r)
 
 
-class PrimalBatchEnv(NamedTuple):
-    """What a batched primal round reads, fixed for the batch.
-
-    Attributes:
-        card: the primal card every run runs (``primal_card``).
-        hps: each run's hyper-parameters (a common K).
-        kernel: the gradient kernel over the B·M stacked clients (``batched_dual.stacked_kernel``).
-        weights: p̃ of each run's clients, ``(B, M)`` (``primitives.client_weights`` over all clients).
-        composite: (v, t) ↦ ∇(h + tψ)*(v), the runs' common map.
-        h: the runs' common mirror map.
-        oracle: the runs' common oracle (exact or Gaussian).
-        d: the model coordinates the densities count (``problem.d``).
-        weightless: ∇(h + tψ)* is one map for every t ≠ 0 (``batched_dual.by_weight``).
-
-    """
-
-    card: Any
-    hps: tuple
-    kernel: Kernel
-    weights: Array
-    composite: CompositeFn
-    h: Any
-    oracle: Oracle
-    d: int
-    weightless: bool = False
-
-
-def _client_steps(env: PrimalBatchEnv, W: Array, G: Array, etas: Sequence[float], M: int) -> Array:
+def _client_steps(env: BatchEnv, W: Array, G: Array, etas: Sequence[float], M: int) -> Array:
     """``card.client(W, G, hp, ops)`` on every run's rows, η_c per row (a map once per distinct η_c)."""
     step = env.card.client
     eta = np.repeat(np.array(etas, dtype=float), M)[:, None]
@@ -94,7 +71,7 @@ def _client_steps(env: PrimalBatchEnv, W: Array, G: Array, etas: Sequence[float]
     return by_weight(env.composite, V, etas, M, env.weightless) if step.prox else env.h.grad_conj(V)
 
 
-def _server(env: PrimalBatchEnv, w: Array, delta: Array) -> Array:
+def _server(env: BatchEnv, w: Array, delta: Array) -> Array:
     """``card.server_step``'s w_{r+1} of every run from its w_r and Δ_r, ``(B, dim)``."""
     card, hps = env.card, env.hps
     u = delta
@@ -109,7 +86,7 @@ def _server(env: PrimalBatchEnv, w: Array, delta: Array) -> Array:
     return by_weight(env.composite, v, [apply.weight(hp) for hp in hps], 1, env.weightless)
 
 
-def primal_round(state: PrimalBatchState, env: PrimalBatchEnv, rngs: Sequence[np.random.Generator]
+def primal_round(state: PrimalBatchState, env: BatchEnv, rngs: Sequence[np.random.Generator]
                  ) -> tuple[PrimalBatchState, BatchLog]:
     """One round of every run, every client (module docstring; FCO Alg. 1–2).
 

@@ -40,7 +40,6 @@ from fcocheck.solvers.algorithms.base import Algorithm, BatchLog
 from fcocheck.solvers.algorithms.batched_canon import CanonBatchEnv, CanonBatchState, canon_env, canon_round
 from fcocheck.solvers.algorithms.batched_dual import BatchEnv, BatchState, dual_round, stacked_kernel
 from fcocheck.solvers.algorithms.batched_primal import (
-    PrimalBatchEnv,
     PrimalBatchState,
     primal_card,
     primal_round,
@@ -249,32 +248,26 @@ def weightless(problem: Problem) -> bool:
     return type(problem.h) is Euclidean and problem.psi.is_indicator
 
 
+def _weights(problems: Sequence[Problem]) -> Array:
+    """p̃ of every client of each run, ``(B, M)``."""
+    return np.stack([client_weights(p, np.arange(p.M)) for p in problems])
+
+
 def _env(setups: Sequence[Setup], problems: Sequence[Problem]) -> BatchEnv:
-    first = setups[0]
-    M = problems[0].M
+    """The batch's ``BatchEnv`` (dual and primal cards)."""
+    first, p = setups[0], problems[0]
     return BatchEnv(first.algorithm.card, tuple(s.hp for s in setups), stacked_kernel(problems),
-                    np.stack([client_weights(p, np.arange(M)) for p in problems]), first.env.composite,
-                    problems[0].h, first.env.oracle, first.env.record_steps, weightless(problems[0]))
-
-
-def _primal_env(setups: Sequence[Setup], problems: Sequence[Problem]) -> PrimalBatchEnv:
-    first, M = setups[0], problems[0].M
-    return PrimalBatchEnv(first.algorithm.card, tuple(s.hp for s in setups), stacked_kernel(problems),
-                          np.stack([client_weights(p, np.arange(M)) for p in problems]), first.env.composite,
-                          problems[0].h, first.env.oracle, problems[0].d, weightless(problems[0]))
+                    _weights(problems), first.env.composite, p.h, first.env.oracle, p.d,
+                    first.env.record_steps, weightless(p))
 
 
 def _canon_env(setups: Sequence[Setup], problems: Sequence[Problem]) -> CanonBatchEnv:
-    M = problems[0].M
-    return canon_env([s.hp for s in setups], stacked_kernel(problems),
-                     np.stack([client_weights(p, np.arange(M)) for p in problems]),
+    return canon_env([s.hp for s in setups], stacked_kernel(problems), _weights(problems),
                      np.stack([p.weights for p in problems]), problems[0].psi, setups[0].env.oracle)
 
 
 def _za1_env(setups: Sequence[Setup], problems: Sequence[Problem]) -> ZA1BatchEnv:
-    M = problems[0].M
-    return za1_env([s.hp for s in setups], stacked_kernel(problems),
-                   np.stack([client_weights(p, np.arange(M)) for p in problems]), problems[0].psi,
+    return za1_env([s.hp for s in setups], stacked_kernel(problems), _weights(problems), problems[0].psi,
                    setups[0].env.oracle)
 
 
@@ -288,7 +281,7 @@ def _machinery(algorithm: Algorithm) -> tuple[Any, Any, Any]:
             np.stack([st.w for st in sts]), np.stack([st.corr for st in sts]),
             np.concatenate([st.mean_grads for st in sts]), 0)
     if primal_method(algorithm):
-        return _primal_env, primal_round, lambda sts: PrimalBatchState(np.stack([st.w for st in sts]), 0)
+        return _env, primal_round, lambda sts: PrimalBatchState(np.stack([st.w for st in sts]), 0)
     return _env, dual_round, lambda sts: BatchState(np.stack([st.z for st in sts]),
                                                     np.stack([st.w for st in sts]), 0)
 
