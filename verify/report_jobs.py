@@ -58,9 +58,9 @@ def conformance_slice(what: str, budget: str, seed: int) -> dict[str, Any]:
     """Cells and counterexample files of one slice of the conformance matrix.
 
     ``invariants:i``: every ``INVARIANT_CHUNKS``-th invariant from the i-th (``invariants``: all);
-    an algorithm's name: its properties A–D.
+    an algorithm's name: its properties A–D.  BLAS is held to one thread, as in ``check``'s cells.
     """
-    with tempfile.TemporaryDirectory() as tmp:
+    with serial_blas(every_api=True), tempfile.TemporaryDirectory() as tmp:
         target = Path(tmp) / "counterexamples"
         if what.startswith("invariants"):
             part = int(what.partition(":")[2] or 0)
