@@ -204,7 +204,7 @@ class Store:
         run = cur.lastrowid
         self.con.executemany(
             "INSERT INTO metrics VALUES (?,?,?,?)",
-            ((run, name, i, _real(v)) for name, arr in rec.metrics.items() for i, v in enumerate(arr)),
+            ((run, name, i, v) for name, arr in rec.metrics.items() for i, v in enumerate(_reals(arr))),
         )
         self.con.executemany(
             "INSERT INTO arrays VALUES (?,?,?)", ((run, name, _npy(a)) for name, a in rec.arrays.items())
@@ -427,9 +427,9 @@ def _set_wal(con: sqlite3.Connection, seconds: float = 30.0) -> None:
             time.sleep(0.01)
 
 
-def _real(v: float) -> float | None:
-    v = float(v)
-    return None if np.isnan(v) else v
+def _reals(a: Any) -> list[float | None]:
+    """The values as Python floats, NaN as None (SQL NULL): one ``tolist``, then v != v tests NaN."""
+    return [None if v != v else v for v in np.asarray(a, dtype=float).tolist()]
 
 
 def _npy(a: np.ndarray) -> bytes:
