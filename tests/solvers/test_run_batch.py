@@ -3,7 +3,7 @@
 The batches mix instance draws, run seeds, step sizes (η_c, η_s), two dual cards, the exact and the
 Gaussian oracle, quadratic and logistic clients, per-step records, ℓ1 penalties and balls (the maps'
 calls per weight), ground-truth metrics.  A run diverging mid-batch, a one-ulp step change that must show
-and start points: ``test_run_batch_common.py``, for every batched method.
+and start points: ``test_run_batch_common.py``, one table over the methods.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ def test_same_bits_as_alone(za1_instances, oracle, tau):
 
 
 def test_partial_participation_and_per_step_records_run_alone():
-    ps, refs = instances("l1", 2)
+    ps, refs = (x[:2] for x in instances("l1"))
     hp = {"eta": 0.05, "local_steps": 2}
     for participation, record in ((3, "round"), (None, "step")):
         setups = [prepare("za1", p, hp, 5, "exact", participation, record, r, None, "auto")

@@ -130,3 +130,24 @@ def test_power_a_hold_that_is_not_reentrant_scans_in_every_run(monkeypatch):
     with threadpool_limits(1):
         run("feddualavg", p, {"eta_c": 0.05, "local_steps": 3}, rounds=3, reference=False, seed=1)
     assert made == ["blas"]
+
+
+def test_holds_closed_out_of_order_leave_no_false_cover(monkeypatch):
+    """A generator holding across its ``yield``, closed while a hold it covered is still open: its exit
+    restores BLAS, and the next hold does not believe itself covered — it scans and limits again."""
+    before = blas_threads()
+    made = counting_scans(monkeypatch)
+
+    def holding():
+        with serial_blas():
+            yield
+
+    g = holding()
+    next(g)
+    with serial_blas():
+        assert made == ["blas"] and blas_threads() == {1}  # covered by the generator's hold
+        g.close()  # the scanning hold closes first
+        assert blas_threads() == before
+    with serial_blas():
+        assert made == ["blas", "blas"] and blas_threads() == {1}
+    assert blas_threads() == before
