@@ -45,7 +45,9 @@ class BatchRecorder:
         self.totals: dict[str, Array] = {}  # count key → (rounds,): the running totals after each round
         self.counts = np.zeros(rounds + 1, dtype=np.int64)  # ŵ's number of terms after r rounds
         self.participants = np.zeros(rounds, dtype=np.int64)
-        self.sums = np.zeros((B, dim))  # Σ of ŵ's terms, from the first round
+        #: Σ of ŵ's terms after r rounds in row r % 2: round r + 1 writes the other row, so an interrupt
+        #: inside ``record`` leaves a run's sum of the rounds it has recorded (``done``) intact
+        self.sums = np.zeros((2, B, dim))
         self.disc_sum = np.zeros(B)
         self.disc_steps = np.zeros(B, dtype=np.int64)
         self.overhead = np.empty((rounds, B))
@@ -59,7 +61,7 @@ class BatchRecorder:
 
     def w_hat(self, runs: Array, log: BatchLog) -> tuple[Array, Array]:
         """(Σ of ŵ's terms, ŵ) after the round ``log`` reports, for the runs ``runs`` (nothing recorded)."""
-        sums = log.avg_terms if self.r == 0 else self.sums[self._cols(runs)] + log.avg_terms
+        sums = log.avg_terms if self.r == 0 else self.sums[self.r % 2][self._cols(runs)] + log.avg_terms
         return sums, sums / (self.counts[self.r] + log.avg_count)
 
     def record(self, runs: Array, log: BatchLog, clients: Sequence[Array], sums: Array,
@@ -78,7 +80,7 @@ class BatchRecorder:
                 self.metrics[key][r, cols] = values
             if own is not None:
                 self.own.append((r, runs, own))
-        self.sums[cols] = sums
+        self.sums[(r + 1) % 2][cols] = sums
         self.counts[r + 1] = self.counts[r] + log.avg_count
         for key, value in log.counts.as_dict().items():
             if key not in self.totals:
@@ -117,6 +119,10 @@ class BatchRecorder:
             self.rounds[key] = np.empty((*self.shape, *values.shape[1:]), dtype=values.dtype)
         self.rounds[key][r, cols] = values
 
+    def sums_after(self, i: int, n: int) -> Array:
+        """Run i's Σ of ŵ's terms after its first n rounds (its row of round n's parity)."""
+        return self.sums[n % 2, i]
+
     def finish(self) -> None:
         """Hand each run's records to its ``Recorder`` (as if it had recorded them round by round)."""
         own: dict[int, dict[int, dict[str, Any]]] = {}  # run → round → its own metrics
@@ -127,7 +133,7 @@ class BatchRecorder:
             n = int(self.done[i])
             if n == 0:
                 continue
-            rec.avg_sum, rec.avg_count = self.sums[i].copy(), int(self.counts[n])
+            rec.avg = rec.avg_before = (self.sums_after(i, n).copy(), int(self.counts[n]), n)
             rec.filled["server_w"] += n
             if self.dual:
                 rec.filled["server_z"] += n

@@ -21,7 +21,10 @@ class Recorder:
 
     Per-point lists hold the state after r rounds (r = 0..R); per-round lists hold round r's
     process quantities (r = 0..R−1).  ``trace`` truncates them to consistent lengths, so an
-    interruption between two appends never yields ragged arrays.
+    interruption between two appends never yields ragged arrays; and ŵ's running sum is kept with the
+    number of rounds in it (one assignment) beside its value a round before, so ``trace``'s ŵ is the
+    one of the rounds it keeps (an interrupt after ŵ's update, before the round's point, used to leave
+    an interrupted run's ŵ one round ahead of its points).
     """
 
     def __init__(self, evaluator: Evaluator, smoothness: float, participation: int | None,
@@ -32,8 +35,9 @@ class Recorder:
         self.filled: dict[str, int] = defaultdict(int)
         self.points: dict[str, list] = defaultdict(list)
         self.rounds: dict[str, list] = defaultdict(list)
-        self.avg_sum: Array | None = None
-        self.avg_count = 0
+        #: ŵ's (Σ of terms, number of terms, rounds in it), and its value one round before
+        self.avg: tuple[Array | None, int, int] = (None, 0, 0)
+        self.avg_before = self.avg
         self.disc_sum, self.disc_steps = 0.0, 0
         self.totals = Counts().as_dict()
         self.metric_keys: tuple[str, ...] = ()
@@ -46,8 +50,9 @@ class Recorder:
 
     def w_hat(self, log: RoundLog) -> Array:
         """ŵ after the round ``log`` reports (the point ``record`` evaluates), nothing recorded."""
-        avg_sum = log.avg_terms.copy() if self.avg_sum is None else self.avg_sum + log.avg_terms
-        return avg_sum / (self.avg_count + log.avg_count)
+        avg_sum, avg_count, _ = self.avg
+        avg_sum = log.avg_terms.copy() if avg_sum is None else avg_sum + log.avg_terms
+        return avg_sum / (avg_count + log.avg_count)
 
     def record(self, log: RoundLog, clients: Array, evaluate: bool = True,
                metrics: dict[str, float] | None = None) -> bool:
@@ -56,8 +61,9 @@ class Recorder:
         ``evaluate=False`` skips the pass over the data: the evaluator's metrics are NaN this round.
         ``metrics``: the evaluator's metrics at (w, ``w_hat(log)``) computed already (``evaluate_many``).
         """
-        avg_sum = log.avg_terms.copy() if self.avg_sum is None else self.avg_sum + log.avg_terms
-        avg_count = self.avg_count + log.avg_count
+        before_sum, before_count, before_rounds = self.avg
+        avg_sum = log.avg_terms.copy() if before_sum is None else before_sum + log.avg_terms
+        avg_count = before_count + log.avg_count
         if evaluate:
             if metrics is None:
                 metrics = self.evaluator.evaluate(log.w, avg_sum / avg_count)
@@ -66,7 +72,8 @@ class Recorder:
             self.metric_keys = tuple(metrics)
         else:
             metrics = dict.fromkeys(self.metric_keys, float("nan"))
-        self.avg_sum, self.avg_count = avg_sum, avg_count
+        self.avg_before = self.avg
+        self.avg = (avg_sum, avg_count, before_rounds + 1)  # one assignment: ŵ with its round count
         for key, value in log.counts.as_dict().items():
             self.totals[key] += value
         if log.discrepancy.size:
@@ -111,6 +118,18 @@ class Recorder:
         values = self.points.get(key)
         return float(values[-1]) if values else float("nan")
 
+    def avg_after(self, rounds: int) -> tuple[Array | None, int]:
+        """ŵ's (Σ of terms, number of terms) after ``rounds`` recorded rounds: the last or the one before.
+
+        The one before when an interrupt fell between ŵ's update and the round's point (``trace`` then
+        keeps ``rounds`` = the points appended − 1).
+        """
+        for avg_sum, avg_count, done in (self.avg, self.avg_before):
+            if done == rounds:
+                return avg_sum, avg_count
+        raise AssertionError(f"ŵ after {rounds} rounds: the recorder holds it after {self.avg[2]} and "
+                             f"{self.avg_before[2]}")
+
     def trace(self, meta: dict) -> Trace:
         """Stack everything into a ``Trace`` with consistent lengths."""
         n_points = min([len(v) for k, v in self.points.items() if k != "discrepancy_overhead"]
@@ -124,6 +143,7 @@ class Recorder:
             arrays[key] = np.asarray(values[:n_points])
         for key, values in self.rounds.items():
             arrays[key] = np.asarray(values[: n_points - 1])
-        if self.avg_count:  # ŵ after the last recorded round (eq. 4.2, or the average of server iterates)
-            meta = {**meta, "w_hat": (self.avg_sum / self.avg_count).tolist()}
+        avg_sum, avg_count = self.avg_after(n_points - 1)
+        if avg_count:  # ŵ after the last recorded round (eq. 4.2, or the average of server iterates)
+            meta = {**meta, "w_hat": (avg_sum / avg_count).tolist()}
         return Trace(meta, arrays)
