@@ -372,9 +372,7 @@ def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: 
         random = any(g.bit_generator.state != u for g, u in zip(rngs[i], untouched[i], strict=True))
         metas[i].update(status=status[i], diverged_at=diverged_at[i], seconds=seconds,
                         metrics_every=int(metrics_every), random=random)
-        trace = recs[i].trace(metas[i])
-        trace.meta["completed"] = len(trace["server_w"]) - 1
-        traces.append(trace)
+        traces.append(recs[i].trace(metas[i]))
     return traces
 
 

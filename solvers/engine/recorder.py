@@ -122,8 +122,11 @@ class Recorder:
         """ŵ's (Σ of terms, number of terms) after ``rounds`` recorded rounds: the last or the one before.
 
         The one before when an interrupt fell between ŵ's update and the round's point (``trace`` then
-        keeps ``rounds`` = the points appended − 1).
+        keeps ``rounds`` = the points appended − 1); none (0 terms) before the first round, or when an
+        interrupt came before the start point was recorded (``rounds`` = −1).
         """
+        if rounds <= 0:
+            return None, 0
         for avg_sum, avg_count, done in (self.avg, self.avg_before):
             if done == rounds:
                 return avg_sum, avg_count
@@ -131,7 +134,7 @@ class Recorder:
                              f"{self.avg_before[2]}")
 
     def trace(self, meta: dict) -> Trace:
-        """Stack everything into a ``Trace`` with consistent lengths."""
+        """Stack everything into a ``Trace`` with consistent lengths; ``meta`` gains ŵ and ``completed``."""
         n_points = min([len(v) for k, v in self.points.items() if k != "discrepancy_overhead"]
                        + [self.filled["server_w"]])
         arrays: dict[str, Array] = {}
@@ -146,4 +149,5 @@ class Recorder:
         avg_sum, avg_count = self.avg_after(n_points - 1)
         if avg_count:  # ŵ after the last recorded round (eq. 4.2, or the average of server iterates)
             meta = {**meta, "w_hat": (avg_sum / avg_count).tolist()}
-        return Trace(meta, arrays)
+        # rounds kept (0 too when an interrupt came before the start point: no point, no ``server_w``)
+        return Trace({**meta, "completed": max(n_points - 1, 0)}, arrays)

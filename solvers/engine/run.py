@@ -284,6 +284,4 @@ def run(algorithm: str | Algorithm, problem: Problem, hyperparameters: Any = Non
     random = any(g.bit_generator.state != u for g, u in zip(rngs, untouched, strict=True))
     meta.update(status=status, diverged_at=diverged_at, seconds=time.perf_counter() - start,
                 metrics_every=int(metrics_every), random=random)
-    trace = rec.trace(meta)
-    trace.meta["completed"] = len(trace["server_w"]) - 1
-    return trace
+    return rec.trace(meta)

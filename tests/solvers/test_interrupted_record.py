@@ -98,3 +98,12 @@ def test_a_batch_interrupted_while_recording_keeps_whole_rounds(python_sigint, m
         else:
             with pytest.raises(AssertionError, match="w_hat"):
                 assert_stopped_run(trace, p, hp, 3)
+
+
+def test_a_run_interrupted_before_its_start_point_has_no_points_and_no_w_hat(python_sigint, monkeypatch):
+    """SIGINT as the start point is recorded: an interrupted run with no point, no ŵ, and no crash."""
+    interrupt_inside(monkeypatch, recorder.Recorder, "_append_point", 1)
+    got = run("feddualavg", PROBLEMS[0], HPS[0], rounds=5, seed=3, reference=False)
+    monkeypatch.undo()
+    assert got.meta["status"] == "interrupted" and got.meta["completed"] == 0 and "w_hat" not in got.meta
+    assert "server_w" not in got.arrays
