@@ -6,9 +6,9 @@
 * Runs from their own start points (Thm 4.1's speed-up study starts at w* + u), with sparse metrics.
 
 Each row keeps its method's own class, steps, oracle and rounds; a method's specific cases (its K, b, τ,
-maps, clients, what runs alone) are in its own file.  The rows: FedDualAvg (all clients and P of them),
-FedCanon, FedMiD-avg, FedMiD (diverging), ZA1; FedDualAvg-OSP, FedAvg and FedMiD-OSP share the dual or
-primal batched round these rows exercise and are compared bit for bit in their own files.
+maps, clients, what runs alone) are in its own file.  Every batched method has its rows: FedDualAvg
+(all clients and P of them), FedDualAvg-OSP, FedCanon, FedMiD-avg, FedMiD (P of them too), FedAvg,
+FedMiD-OSP, ZA1.
 """
 
 from __future__ import annotations
@@ -24,6 +24,9 @@ DIVERGING = [
     ("fedcanon", None, "eta_l", (0.1, 2.5, 0.3), "canon", "gaussian:0.5", 40),
     ("fedmid-avg", None, "eta_c", (0.04, 4.0, 0.08), "curse", "gaussian:0.5", 60),
     ("fedmid", None, "eta_c", (0.04, 4.0, 0.08), "curse", "gaussian:0.5", 60),
+    ("fedavg", None, "eta_c", (0.04, 4.0, 0.08), "curse", "gaussian:0.5", 60),
+    ("fedmid-osp", None, "eta_c", (0.04, 4.0, 0.08), "curse", "gaussian:0.5", 60),
+    ("feddualavg-osp", None, "eta_c", (0.05, 3.5, 0.1), "free", "exact", 40),
     ("za1", None, "eta", (0.05, 3.5, 0.1), "free", "exact", 40),
     ("feddualavg", 3, "eta_c", (0.05, 3.5, 0.1), "free", "exact", 40),
     ("fedmid", 3, "eta_c", (0.05, 3.5, 0.1), "free", "exact", 40),
@@ -51,6 +54,10 @@ ONE_ULP = [
      {"server_w", "objective", "control_sum", "meta.hyper"}),
     *[("fedmid-avg", None, "eta_c", 0.04, "curse", False, oracle, 12, {"server_w", "objective", "meta.hyper"})
       for oracle in ("exact", "gaussian:1.0")],
+    *[(m, None, "eta_c", 0.04, "curse", False, "gaussian:1.0", 12, {"server_w", "objective", "meta.hyper"})
+      for m in ("fedmid", "fedavg", "fedmid-osp")],
+    ("feddualavg-osp", None, "eta_c", 0.05, "ball", False, "exact", 12,
+     {"server_w", "server_z", "objective", "meta.hyper"}),
     *[("za1", None, "eta", 0.05, cls, True, "gaussian:0.5", 8, {"server_w", "meta.hyper"})
       for cls in ("ball", "l1", "logistic")],
     *[("feddualavg", 2, "eta_c", 0.05, cls, True, "gaussian:0.5", 9, {"server_w", "server_z", "meta.hyper"})
@@ -74,11 +81,12 @@ def test_the_comparison_fails_when_one_run_differs(method, P, step, value, cls, 
     assert shows <= set(diffs[1]), diffs[1]
 
 
-#: method, hyper-parameters, class, metrics every, rounds (15 = 3·4 + 3: the last round's forced metrics)
+#: method, hyper-parameters, class, metrics every, rounds (15 = 3·4 + 3, 10: the last round's forced metrics)
 START = [
     ("feddualavg", {"eta_c": 0.05, "eta_s": 2.0, "local_steps": 2}, "ball", 1, 12),
     ("fedcanon", {"eta_l": 0.1, "local_steps": 3}, "canon", 4, 15),
     ("fedmid-avg", {"eta_c": 0.04, "local_steps": 3}, "curse", 4, 12),
+    ("za1", {"eta": 0.05, "local_steps": 3}, "l1", 4, 10),
 ]
 
 
