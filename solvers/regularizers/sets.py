@@ -84,6 +84,18 @@ class _Indicator(Regularizer):
         return np.zeros_like(np.asarray(w, dtype=float))
 
 
+def row_major(v: np.ndarray) -> bool:
+    """Whether NumPy lays v's element-wise results out row-major (C order), as the compiled rows read them.
+
+    Its ``K`` order follows v's memory: with positive strides that do not increase from the first axis
+    to the last (axes of length 1 aside) — a C-ordered array, or a view of rows, columns or every k-th
+    element of one — |v| and v² come out C-ordered, so NumPy sums each row pairwise as
+    ``ball_rows`` does.  A column-major, reversed or broadcast view sums in another order: NumPy's path.
+    """
+    strides = [s for s, n in zip(v.strides, v.shape, strict=True) if n > 1]
+    return all(s > 0 for s in strides) and all(a > b for a, b in zip(strides[:-1], strides[1:], strict=True))
+
+
 @dataclass(frozen=True, eq=False)
 class L1Ball(_Indicator):
     """χ{‖w‖₁ ≤ r}; σ_C(v) = r‖v‖_∞."""
@@ -97,15 +109,16 @@ class L1Ball(_Indicator):
     def project(self, v: np.ndarray) -> np.ndarray:
         """Π onto the ℓ1 ball through the simplex projection of |v|.
 
-        Rows of at most ``MAX_COMPILED_ROW`` coordinates of a C-ordered array go through the compiled
-        kernel when numba is loaded already (the engine loads it; a projection never does): the same bits,
-        5–17× faster.  (Another layout sums |v| in another order here: NumPy's path keeps its bits.)
+        Rows of at most ``MAX_COMPILED_ROW`` coordinates of a row-major array (``row_major``) go through
+        the compiled kernel when numba is loaded already (the engine loads it; a projection never does):
+        the same bits, 5–17× faster.  (Another layout sums |v| in another order here: NumPy's path keeps
+        its bits.)
         """
         v = np.asarray(v, dtype=float)
-        if "numba" in sys.modules and v.size and v.shape[-1] <= MAX_COMPILED_ROW and v.flags.c_contiguous:
+        if "numba" in sys.modules and v.size and v.shape[-1] <= MAX_COMPILED_ROW and row_major(v):
             from fcocheck.solvers.regularizers.ball_rows import l1_ball_rows
 
-            rows = v.reshape(-1, v.shape[-1])
+            rows = np.ascontiguousarray(v).reshape(-1, v.shape[-1])
             out = np.empty(rows.shape)
             if l1_ball_rows(rows, float(self.radius), out):
                 return out.reshape(v.shape)
@@ -140,11 +153,12 @@ class L2Ball(_Indicator):
     def project(self, v: np.ndarray) -> np.ndarray:
         """v·min(1, r/‖v‖₂) (compiled when numba is loaded already: ``ball_rows.l2_ball_rows``, same bits)."""
         v = np.asarray(v, dtype=float)
-        if "numba" in sys.modules and v.size and v.flags.c_contiguous:  # another layout: another sum order
+        if "numba" in sys.modules and v.size and row_major(v):  # another layout: another sum order
             from fcocheck.solvers.regularizers.ball_rows import l2_ball_rows
 
             out = np.empty(v.shape)
-            l2_ball_rows(v.reshape(-1, v.shape[-1]), float(self.radius), out.reshape(-1, v.shape[-1]))
+            l2_ball_rows(np.ascontiguousarray(v).reshape(-1, v.shape[-1]), float(self.radius),
+                         out.reshape(-1, v.shape[-1]))
             return out
         n = np.linalg.norm(v, axis=-1, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):

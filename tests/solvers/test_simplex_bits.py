@@ -16,7 +16,7 @@ from hypothesis.extra import numpy as hnp
 
 from fcocheck.solvers.regularizers import L1Ball, Simplex, project_simplex
 from fcocheck.solvers.regularizers.ball_rows import l1_ball_rows, l2_ball_rows, pairwise_sum
-from fcocheck.solvers.regularizers.sets import MAX_COMPILED_ROW
+from fcocheck.solvers.regularizers.sets import MAX_COMPILED_ROW, row_major
 
 
 def _reference_simplex(v: np.ndarray, radius: float = 1.0) -> np.ndarray:
@@ -190,3 +190,49 @@ def test_another_layout_keeps_numpys_path():
         finally:
             __import__("sys").modules["numba"] = saved
         assert _same_bits(L2Ball(2.0).project(v), want)
+
+
+def _numpy_l2(v: np.ndarray, radius: float) -> np.ndarray:
+    """``L2Ball.project`` as it runs without numba loaded."""
+    import sys
+
+    from fcocheck.solvers.regularizers import L2Ball
+
+    saved = sys.modules.pop("numba")
+    try:
+        return L2Ball(radius).project(v)
+    finally:
+        sys.modules["numba"] = saved
+
+
+@settings(max_examples=200)
+@given(base=hnp.arrays(np.float64, st.tuples(st.integers(1, 12), st.integers(2, 30)), elements=_values),
+       radius=_radii, data=st.data())
+def test_views_of_rows_columns_and_steps_take_the_kernel_with_numpys_bits(base, radius, data):
+    """A view of some rows, some columns or every k-th element (the free tail's head, a run's block) is
+    row-major: the kernel's bits are NumPy's on it, radius on a row's sphere included."""
+    from fcocheck.solvers.regularizers import L2Ball
+
+    r0 = data.draw(st.integers(0, base.shape[0] - 1))
+    c0 = data.draw(st.integers(0, base.shape[1] - 1))
+    c1 = data.draw(st.integers(c0 + 1, base.shape[1]))
+    v = base[r0::data.draw(st.integers(1, 3)), c0:c1:data.draw(st.integers(1, 3))]
+    assert row_major(v)
+    sphere = float(np.abs(v[0]).sum())
+    for r in (radius, sphere) if np.isfinite(sphere) else (radius,):
+        assert _same_bits(L1Ball(r).project(v), _numpy_path(v, r))
+        assert _same_bits(L2Ball(r).project(v), _numpy_l2(v, r))
+
+
+def test_a_column_view_uses_the_kernel_and_other_layouts_do_not(monkeypatch):
+    from fcocheck.solvers.regularizers import ball_rows
+
+    calls = []
+    monkeypatch.setattr(ball_rows, "l1_ball_rows", lambda *a: calls.append(a[0].shape) or l1_ball_rows(*a))
+    V = np.random.default_rng(9).standard_normal((6, 21))
+    L1Ball(1.0).project(V[:, :-1])  # the free tail's head: a view with a gap after each row
+    assert calls == [(6, 20)]
+    for other in (np.asfortranarray(V), V[:, ::-1], np.broadcast_to(V[0], (4, 21))):
+        assert not row_major(other)
+        L1Ball(1.0).project(other)
+    assert calls == [(6, 20)]
