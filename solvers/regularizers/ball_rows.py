@@ -19,13 +19,20 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from fcocheck.solvers.algorithms.dense_kernel import _pairwise_sum
+from fcocheck.solvers.algorithms.dense_kernel import BLOCK, _block_sum, _pairwise_sum
 
 
 @numba.njit(cache=True, nogil=True)
 def pairwise_sum(a: np.ndarray) -> float:  # pragma: no cover - compiled
-    """Σ a as ``np.add.reduce`` sums a contiguous row (``dense_kernel._pairwise_sum``'s transcription)."""
-    return _pairwise_sum(a, a.shape[0], np.empty(192, np.int64), np.empty(192, np.int64), np.empty(64))
+    """Σ a as ``np.add.reduce`` sums a contiguous row (``dense_kernel._pairwise_sum``'s transcription).
+
+    Rows of at most ``BLOCK`` terms (every row a projection takes) sum without the recursion's scratch:
+    2584da1 allocated it for every row (three arrays, each projection's each row).
+    """
+    n = a.shape[0]
+    if n <= BLOCK:
+        return _block_sum(a, 0, n)
+    return _pairwise_sum(a, n, np.empty(192, np.int64), np.empty(192, np.int64), np.empty(64))
 
 
 @numba.njit(cache=True, nogil=True)
