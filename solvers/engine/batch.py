@@ -331,8 +331,7 @@ def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: 
     book = BatchRecorder(recs, rounds, problems[0].dim, dual_method(setups[0].algorithm))
     try:
         with serial_blas():
-            for i in range(B):
-                recs[i].start(states[i].w, getattr(states[i], "z", None))
+            book.start([st.w for st in states], [getattr(st, "z", None) for st in states])
             state = stacked(states)
             env = make_env(setups, problems)
             for r in range(rounds):

@@ -3,8 +3,9 @@
 A ``Recorder`` takes one run's ``RoundLog`` a round at a time.  Runs advancing together (``engine.batch``)
 report a ``BatchLog``: the same quantities stacked.  ``BatchRecorder.record`` keeps them in arrays with a
 row per round and a column per run — the metrics, the running counts and ŵ's sum, the discrepancy's
-mean, sum and the overhead L·Σdisc/#steps (eq. 4.3's), the sampled clients and the extras — and writes
-the server iterates straight into each run's own buffers (kept once); each element made by the
+mean, sum and the overhead L·Σdisc/#steps (eq. 4.3's), the sampled clients and the extras — and the
+server iterates in one array ``(B, R + 1, dim)`` whose block i *is* run i's buffer (C-ordered rows, as
+its ``Recorder`` allocates them: kept once, written for all runs in one assignment); each element made by the
 operations ``Recorder.record`` makes for its run alone (an element-wise sum over the runs is the run's
 own sum; a row's mean its own sum divided once).  ``finish`` hands each run's columns, up to the last
 round it recorded, to its ``Recorder``, whose ``trace`` then holds the bits the run alone records
@@ -54,6 +55,22 @@ class BatchRecorder:
         self.rounds: dict[str, Array] = {}  # per-round quantities: key → (rounds, B, …)
         self.done = np.zeros(B, dtype=np.int64)  # rounds recorded by each run
         self.r = 0  # the round the active runs record next (they record their rounds together)
+        self.server: dict[str, Array] = {}  # server_w (and server_z): (B, R + 1, dim), run i's buffer = [i]
+
+    def start(self, w0s: Sequence[Array], z0s: Sequence[Array | None]) -> None:
+        """Record every run's start point (``Recorder.start``); the batch's iterates become their buffers.
+
+        Block i takes run i's start row and becomes its ``server_w`` (and ``server_z``).
+        """
+        for rec, w0, z0 in zip(self.recs, w0s, z0s, strict=True):
+            rec.start(w0, z0)
+        for key in ("server_w", "server_z") if self.dual else ("server_w",):
+            first = self.recs[0].buffers[key]
+            block = np.empty((len(self.recs), *first.shape))
+            for i, rec in enumerate(self.recs):
+                block[i, 0] = rec.buffers[key][0]
+                rec.buffers[key] = block[i]
+            self.server[key] = block
 
     def _cols(self, runs: Array) -> Array | slice:
         """The columns of ``runs``: a slice while every run of the batch is active (no gather)."""
@@ -100,11 +117,9 @@ class BatchRecorder:
             self._round("sampled", r, cols, np.stack(clients))
         for key, values in log.extra.items():
             self._round(key, r, cols, values)
-        for j, i in enumerate(runs):  # the server iterates straight into each run's buffers (kept once)
-            buffers = self.recs[i].buffers
-            buffers["server_w"][r + 1] = log.w[j]
-            if self.dual:
-                buffers["server_z"][r + 1] = log.z[j]
+        self.server["server_w"][cols, r + 1] = log.w  # row r + 1 of every run's buffer at once
+        if self.dual:
+            self.server["server_z"][cols, r + 1] = log.z
         if log.steps is not None:  # straight into each run's buffers (a round's steps are K·M·dim floats)
             for j, i in enumerate(runs):
                 rec = self.recs[i]
