@@ -29,7 +29,7 @@ Array = np.ndarray
 
 
 class BatchRecorder:
-    """The records of B runs that started together (each ``Recorder`` has its start point already).
+    """The records of B runs that start together (``start`` records each run's start point).
 
     What is the same for every run of a round (the counts, ŵ's number of terms, the participants: one
     ``Counts`` and one K for the batch) is kept once per round; the rest per run, a column each.

@@ -139,7 +139,10 @@ class Recorder:
                        + [self.filled["server_w"]])
         arrays: dict[str, Array] = {}
         for key, buf in self.buffers.items():
-            arrays[key] = buf[: n_points if key.startswith("server_") else n_points - 1]
+            kept = buf[: n_points if key.startswith("server_") else n_points - 1]
+            # a block of a batch's array (``BatchRecorder.start``): its own copy, so that a trace kept
+            # does not keep every run of its batch
+            arrays[key] = kept.copy() if buf.base is not None else kept
         for key, values in self.points.items():
             if key == "discrepancy_overhead" and len(values) < n_points:
                 continue  # the algorithm has no discrepancy (only the start entry exists)

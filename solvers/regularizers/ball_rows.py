@@ -26,8 +26,8 @@ from fcocheck.solvers.algorithms.dense_kernel import BLOCK, _block_sum, _pairwis
 def pairwise_sum(a: np.ndarray) -> float:  # pragma: no cover - compiled
     """Σ a as ``np.add.reduce`` sums a contiguous row (``dense_kernel._pairwise_sum``'s transcription).
 
-    Rows of at most ``BLOCK`` terms (every row a projection takes) sum without the recursion's scratch:
-    2584da1 allocated it for every row (three arrays, each projection's each row).
+    Rows of at most ``BLOCK`` terms (every row ``L1Ball`` compiles; longer ℓ2 rows recurse) sum without
+    the recursion's scratch (2584da1 allocated it for every row: three arrays, each projection's each row).
     """
     n = a.shape[0]
     if n <= BLOCK:

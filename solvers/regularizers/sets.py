@@ -87,7 +87,7 @@ class _Indicator(Regularizer):
 def row_major(v: np.ndarray) -> bool:
     """Whether NumPy lays v's element-wise results out row-major (C order), as the compiled rows read them.
 
-    Its ``K`` order follows v's memory: with positive strides that do not increase from the first axis
+    Its ``K`` order follows v's memory: with positive strides that strictly decrease from the first axis
     to the last (axes of length 1 aside) — a C-ordered array, or a view of rows, columns or every k-th
     element of one — |v| and v² come out C-ordered, so NumPy sums each row pairwise as
     ``ball_rows`` does.  A column-major, reversed or broadcast view sums in another order: NumPy's path.

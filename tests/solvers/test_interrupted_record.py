@@ -107,3 +107,14 @@ def test_a_run_interrupted_before_its_start_point_has_no_points_and_no_w_hat(pyt
     monkeypatch.undo()
     assert got.meta["status"] == "interrupted" and got.meta["completed"] == 0 and "w_hat" not in got.meta
     assert "server_w" not in got.arrays
+
+
+def test_a_batch_interrupted_while_its_start_points_are_recorded(python_sigint, monkeypatch):
+    """SIGINT as the second run's start point is recorded: run 0 keeps its start point, runs 1 and 2
+    none; every run interrupted, completed 0, no ŵ, no crash."""
+    interrupt_inside(monkeypatch, recorder.Recorder, "_append_point", 2)
+    got = together("feddualavg", PROBLEMS, HPS, [3, 3, 3], [False] * 3, rounds=5)
+    monkeypatch.undo()
+    assert [t.meta["status"] for t in got] == ["interrupted"] * 3
+    assert [t.meta["completed"] for t in got] == [0, 0, 0] and all("w_hat" not in t.meta for t in got)
+    assert len(got[0].arrays["server_w"]) == 1 and "server_w" not in got[1].arrays

@@ -209,19 +209,31 @@ def _numpy_l2(v: np.ndarray, radius: float) -> np.ndarray:
 @given(base=hnp.arrays(np.float64, st.tuples(st.integers(1, 12), st.integers(2, 30)), elements=_values),
        radius=_radii, data=st.data())
 def test_views_of_rows_columns_and_steps_take_the_kernel_with_numpys_bits(base, radius, data):
-    """A view of some rows, some columns or every k-th element (the free tail's head, a run's block) is
-    row-major: the kernel's bits are NumPy's on it, radius on a row's sphere included."""
-    from fcocheck.solvers.regularizers import L2Ball
+    """A view of some rows, some columns or every k-th element (the free tail's head, a run's block), in
+    2-D or as a 3-D stack with a strided middle axis, is row-major: the kernels run on it and their bits
+    are NumPy's, radius on a row's ℓ1 or ℓ2 sphere included."""
+    from fcocheck.solvers.regularizers import L2Ball, ball_rows
 
     r0 = data.draw(st.integers(0, base.shape[0] - 1))
     c0 = data.draw(st.integers(0, base.shape[1] - 1))
     c1 = data.draw(st.integers(c0 + 1, base.shape[1]))
     v = base[r0::data.draw(st.integers(1, 3)), c0:c1:data.draw(st.integers(1, 3))]
+    if data.draw(st.booleans()):  # a stack of two, the middle axis strided
+        v = np.stack([base, base[::-1].copy()])[:, r0::data.draw(st.integers(1, 3)), c0:c1]
     assert row_major(v)
-    sphere = float(np.abs(v[0]).sum())
-    for r in (radius, sphere) if np.isfinite(sphere) else (radius,):
-        assert _same_bits(L1Ball(r).project(v), _numpy_path(v, r))
-        assert _same_bits(L2Ball(r).project(v), _numpy_l2(v, r))
+    calls = {"l1": 0, "l2": 0}
+    real1, real2 = ball_rows.l1_ball_rows, ball_rows.l2_ball_rows
+    ball_rows.l1_ball_rows = lambda *a: calls.__setitem__("l1", calls["l1"] + 1) or real1(*a)
+    ball_rows.l2_ball_rows = lambda *a: calls.__setitem__("l2", calls["l2"] + 1) or real2(*a)
+    try:
+        first = v.reshape(-1, v.shape[-1])[0]
+        spheres = (float(np.abs(first).sum()), float(np.sqrt(np.add.reduce(first * first))))
+        for r in (radius, *(s for s in spheres if np.isfinite(s))):
+            assert _same_bits(L1Ball(r).project(v), _numpy_path(v, r))
+            assert _same_bits(L2Ball(r).project(v), _numpy_l2(v, r))
+    finally:
+        ball_rows.l1_ball_rows, ball_rows.l2_ball_rows = real1, real2
+    assert calls["l2"] >= 1 and (calls["l1"] >= 1 or v.shape[-1] > MAX_COMPILED_ROW)
 
 
 def test_a_column_view_uses_the_kernel_and_other_layouts_do_not(monkeypatch):
