@@ -88,13 +88,13 @@ def test_inside_the_ball_returns_a_fresh_array():
     assert v[0] == 0.1
 
 
-def _numpy_path(v: np.ndarray, radius: float) -> np.ndarray:
-    """``L1Ball.project`` as it runs without numba loaded (its NumPy branch)."""
+def _numpy_path(v: np.ndarray, radius: float, ball: type = L1Ball) -> np.ndarray:
+    """``ball(radius).project(v)`` as it runs without numba loaded (its NumPy branch)."""
     import sys
 
     saved = sys.modules.pop("numba")
     try:
-        return L1Ball(radius).project(v)
+        return ball(radius).project(v)
     finally:
         sys.modules["numba"] = saved
 
@@ -184,25 +184,7 @@ def test_another_layout_keeps_numpys_path():
         v = np.asfortranarray(rng.standard_normal((6, 13)))
         radius = float(np.abs(v[0]).sum())  # a row on the sphere: the order of the sum decides
         assert _same_bits(L1Ball(radius).project(v), _numpy_path(v, radius))
-        saved = __import__("sys").modules.pop("numba")
-        try:
-            want = L2Ball(2.0).project(v)
-        finally:
-            __import__("sys").modules["numba"] = saved
-        assert _same_bits(L2Ball(2.0).project(v), want)
-
-
-def _numpy_l2(v: np.ndarray, radius: float) -> np.ndarray:
-    """``L2Ball.project`` as it runs without numba loaded."""
-    import sys
-
-    from fcocheck.solvers.regularizers import L2Ball
-
-    saved = sys.modules.pop("numba")
-    try:
-        return L2Ball(radius).project(v)
-    finally:
-        sys.modules["numba"] = saved
+        assert _same_bits(L2Ball(2.0).project(v), _numpy_path(v, 2.0, L2Ball))
 
 
 @settings(max_examples=200)
@@ -230,7 +212,7 @@ def test_views_of_rows_columns_and_steps_take_the_kernel_with_numpys_bits(base, 
         spheres = (float(np.abs(first).sum()), float(np.sqrt(np.add.reduce(first * first))))
         for r in (radius, *(s for s in spheres if np.isfinite(s))):
             assert _same_bits(L1Ball(r).project(v), _numpy_path(v, r))
-            assert _same_bits(L2Ball(r).project(v), _numpy_l2(v, r))
+            assert _same_bits(L2Ball(r).project(v), _numpy_path(v, r, L2Ball))
     finally:
         ball_rows.l1_ball_rows, ball_rows.l2_ball_rows = real1, real2
     assert calls["l2"] >= 1 and (calls["l1"] >= 1 or v.shape[-1] > MAX_COMPILED_ROW)
