@@ -2,7 +2,8 @@
 
 Bad input prints one line naming the value and the rule, writes nothing, and exits 2; a result
 that is not a success (a diverged run, a failed certification, a broken invariant, errored runs)
-exits 1; an interrupt exits 130 with the finished work kept.  The parser (``reports.parsers``)
+exits 1; Ctrl-C keeps the finished work, prints one line and ends the process by SIGINT (the shell's
+status 130; see ``_end_by_sigint``).  The parser (``reports.parsers``)
 imports nothing heavy; a sub-command's module is imported only once its arguments parsed.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from typing import NoReturn
 
 
 def _version() -> str:
@@ -28,12 +30,44 @@ def _dispatch(args) -> int:  # noqa: ANN001 - argparse.Namespace
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``fcocheck`` console script: Ctrl-C at any moment (imports too) exits 130."""
+    """Entry point of the ``fcocheck`` console script: Ctrl-C at any moment (imports too) ends by SIGINT.
+
+    Returns the exit status of a command that was not interrupted; a command that Ctrl-C stopped has
+    kept its finished work and printed one line, and ``_end_by_sigint`` raises ``KeyboardInterrupt``.
+    """
     try:
-        return _run(argv)
+        code = _run(argv)
     except KeyboardInterrupt:  # Ctrl-C anywhere: finished work is in the store or the output files
         print("fcocheck: interrupted (Ctrl-C); what finished is kept", file=sys.stderr)
-        return 130
+        _end_by_sigint()
+    from fcocheck.reports.cli_common import INTERRUPTED
+
+    if code == INTERRUPTED:
+        _end_by_sigint()
+    return code
+
+
+def _end_by_sigint() -> NoReturn:
+    """End as a program that Ctrl-C stopped: by SIGINT, after the interpreter's normal shutdown.
+
+    A shell tells a command that died of SIGINT from one that exited, whatever its status: only the
+    first stops the loop or script that ran it (an exit, even 130, reads as "the command dealt with
+    Ctrl-C itself", and the script goes on).  CPython ends the process by SIGINT, once its shutdown
+    is done, when a ``KeyboardInterrupt`` leaves the main module.  It also does so when one was raised
+    inside a string run by ``exec`` or ``eval`` — a dataclass or named tuple being defined by an
+    import at that moment — even if the program caught it: an "exit 130" could not be promised
+    (CI saw ``report`` end by SIGINT after printing its interrupt line).  Leaving by the exception
+    every time makes the end the same whatever Ctrl-C cut; its traceback is not printed (the
+    command's one line said what happened).
+    """
+    hook = sys.excepthook
+
+    def quiet(kind: type[BaseException], value: BaseException, tb: object) -> None:
+        if not issubclass(kind, KeyboardInterrupt):
+            hook(kind, value, tb)
+
+    sys.excepthook = quiet
+    raise KeyboardInterrupt
 
 
 def _run(argv: list[str] | None) -> int:
@@ -49,8 +83,10 @@ def _run(argv: list[str] | None) -> int:
             plugins.load(args.plugin)
         return _dispatch(args)
     except InterruptedRunError as exc:
+        from fcocheck.reports.cli_common import INTERRUPTED
+
         print(f"fcocheck: interrupted: {exc}", file=sys.stderr)
-        return 130
+        return INTERRUPTED
     except FcocheckError as exc:
         print(f"fcocheck: error: {exc}", file=sys.stderr)
         return 2

@@ -15,7 +15,7 @@ import time
 from functools import partial
 from pathlib import Path
 
-from fcocheck.reports.cli_common import UsageError
+from fcocheck.reports.cli_common import INTERRUPTED, UsageError
 from fcocheck.solvers import algorithms, strict_json
 from fcocheck.solvers.errors import FcocheckError
 from fcocheck.solvers.files import Writer
@@ -108,7 +108,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         kept = sum(map(len, done.values()))
         print(f"fcocheck: interrupted after {kept} cells (kept in {log})", file=sys.stderr)
-        return 130
+        return INTERRUPTED
     finally:
         ex.close()
     res = collect((c for u in todo if u in done for c in done[u]), [a.name for a in algs])

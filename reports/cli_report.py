@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from fcocheck.reports.build import REPRODUCTIONS, build
-from fcocheck.reports.cli_common import UsageError, check_writable
+from fcocheck.reports.cli_common import INTERRUPTED, UsageError, check_writable
 from fcocheck.reports.cli_session import session as open_session
 from fcocheck.reports.render_html import render_html
 from fcocheck.reports.render_md import render_md
@@ -73,7 +73,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             "fcocheck: interrupted; finished runs and jobs are in the store — run the same command to resume",
             file=sys.stderr,
         )
-        return 130
+        return INTERRUPTED
     finally:
         session.executor.close()
         session.store.close()
@@ -158,7 +158,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     for e in summary.errors[:10]:
         print(f"  error: {e}")
     if summary.interrupted:
-        return 130
+        return INTERRUPTED
     if summary.errors:
         print(f"fcocheck: {len(summary.errors)} run(s) of the sweep ended in error", file=sys.stderr)
         return 1

@@ -9,7 +9,7 @@ from typing import Any
 
 from fcocheck.rates import checks
 from fcocheck.rates.catalog import THEOREMS
-from fcocheck.reports.cli_common import UsageError
+from fcocheck.reports.cli_common import INTERRUPTED, UsageError
 from fcocheck.solvers import strict_json
 from fcocheck.solvers.files import write_file
 from fcocheck.verify.experiments import select
@@ -100,7 +100,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 _print_result(res)
     except KeyboardInterrupt:
         print(f"fcocheck: interrupted after {len(results)} of {len(chosen)} experiments", file=sys.stderr)
-        return 130
+        return INTERRUPTED
     results = [by_name[e.name] for e in chosen]  # the catalog's order, whatever order they finished in
     if args.json:
         print(strict_json.dumps(results, indent=2, default=str))

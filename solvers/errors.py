@@ -52,4 +52,4 @@ class CertificationError(RuntimeError):
 
 
 class InterruptedRunError(RuntimeError):
-    """A run stopped by Ctrl-C; what it completed was kept (CLI exit 130)."""
+    """A run stopped by Ctrl-C; what it completed was kept (the CLI then ends by SIGINT)."""

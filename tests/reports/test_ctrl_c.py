@@ -1,12 +1,13 @@
-"""Ctrl-C ends every long command with exit 130, its finished work kept, no process left behind.
+"""Ctrl-C ends every long command by SIGINT, its finished work kept, no process left behind.
 
 The command runs in its own process group with SIGINT at its default (as in a terminal), and the
 whole group receives SIGINT — the driver, the forkserver, the pool's workers, the drawing process —
 at several moments after the command has entered its main work (its store or output file exists):
 at once (the pool's workers still starting: a driver that dies while the forkserver hands a worker
 its start-up data leaves a child printing a traceback), a little later, and well into the runs.
-None of these commands can finish in the few seconds given, so the exit must be 130: a Ctrl-C that
-is lost (ignored while helper processes start) lets the command run on and fails here.  No tight
+None of these commands can finish in the few seconds given, so the end must be by SIGINT (the shell's
+status 130, ``tests/reports/test_end_by_sigint.py``): a Ctrl-C that is lost (ignored while helper
+processes start) lets the command run on and fails here, and so does an exit with any status.  No tight
 timing: the moments are lower bounds, and the waits for the exit are generous.
 """
 
@@ -56,9 +57,9 @@ def _interrupt(cmd: list[str], started: Path, cwd: Path, moment: float) -> tuple
 
 @pytest.mark.parametrize("moment", MOMENTS)
 @pytest.mark.parametrize("command", sorted(COMMANDS))
-def test_ctrl_c_ends_the_command_with_exit_130_and_no_process_left(tmp_path, command, moment):
+def test_ctrl_c_ends_the_command_by_sigint_and_no_process_left(tmp_path, command, moment):
     args, marker = COMMANDS[command]
     code, out, left = _interrupt([*CLI, *args], tmp_path / marker, tmp_path, moment)
-    assert code == 130, out[-1500:]
+    assert code == -signal.SIGINT, (code, out[-1500:])
     assert "Traceback" not in out and not left, (out[-1500:], left)
     assert "interrupted" in out, out[-800:]

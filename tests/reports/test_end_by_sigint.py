@@ -1,0 +1,80 @@
+"""A command that Ctrl-C stopped ends by SIGINT, the same way whatever the interrupt cut.
+
+``cli.main`` keeps the finished work, prints one line, then leaves by ``KeyboardInterrupt`` so that
+CPython, after its normal shutdown, ends the process by SIGINT — what a shell needs to stop the loop or
+script that ran the command.  The rule is checked on four interrupts: raised in plain code, raised inside
+a string run by ``exec`` (where CPython records it even when the program catches it: a dataclass or named
+tuple defined by an import at that moment), and each caught by the command itself, which then returns
+``INTERRUPTED``.  The previous ending — return 130 — fails the rule: its process ended by SIGINT after an
+``exec``-cut interrupt and with status 130 otherwise (CI saw the first once).
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+CAUGHT = "try:\n        {}\n    except KeyboardInterrupt:\n        return INTERRUPTED"
+SCENARIOS = {
+    "raised": "raise KeyboardInterrupt",
+    "raised in exec": "exec('raise KeyboardInterrupt')",
+    "caught": CAUGHT.format("raise KeyboardInterrupt"),
+    "caught from exec": CAUGHT.format("exec('raise KeyboardInterrupt')"),
+}
+OLD_MAIN = '''
+def main(argv=None):  # the ending before this rule: the status of the command, 130 on Ctrl-C
+    try:
+        return cli._run(argv)
+    except KeyboardInterrupt:
+        print("fcocheck: interrupted (Ctrl-C); what finished is kept", file=sys.stderr)
+        return 130
+'''
+
+
+def _end(tmp_path, scenario: str, old: bool = False) -> tuple[int, str]:
+    """Run ``main`` in a fresh interpreter (as ``python -m``) with a command that meets ``scenario``."""
+    module = textwrap.dedent('''
+        import sys
+        from fcocheck.reports import cli
+        from fcocheck.reports.cli_common import INTERRUPTED
+        ''') + f"\n\ndef command(argv):\n    {SCENARIOS[scenario]}\n\n\ncli._run = command\nmain = cli.main\n"
+    module += (OLD_MAIN if old else "") + "\nsys.exit(main([]))\n"
+    (tmp_path / "entry.py").write_text(module)
+
+    def start() -> None:  # SIGINT at its default, as under a shell with job control
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    p = subprocess.run([sys.executable, "-m", "entry"], cwd=tmp_path, capture_output=True, text=True,
+                       preexec_fn=start, timeout=120)
+    return p.returncode, p.stderr
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_an_interrupted_command_ends_by_sigint_without_a_traceback(tmp_path, scenario):
+    code, err = _end(tmp_path, scenario)
+    assert code == -signal.SIGINT, (code, err)
+    assert "Traceback" not in err, err
+    if not scenario.startswith("caught"):  # a command that caught it printed its own line
+        assert err.strip() == "fcocheck: interrupted (Ctrl-C); what finished is kept", err
+
+
+def test_the_previous_ending_fails_the_rule_its_status_depends_on_where_the_interrupt_was_raised(tmp_path):
+    ends = {s: _end(tmp_path, s, old=True)[0] for s in SCENARIOS}
+    assert ends["raised"] == ends["caught"] == 130, ends
+    assert ends["raised in exec"] == ends["caught from exec"] == -signal.SIGINT, ends
+
+
+def test_a_command_that_was_not_interrupted_keeps_its_status(tmp_path):
+    (tmp_path / "entry.py").write_text(textwrap.dedent('''
+        import sys
+        from fcocheck.reports import cli
+        cli._run = lambda argv: 1
+        sys.exit(cli.main([]))
+        '''))
+    p = subprocess.run([sys.executable, "-m", "entry"], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 1 and p.stderr == "", (p.returncode, p.stderr)
