@@ -34,17 +34,28 @@ def main(argv: list[str] | None = None) -> int:
 
     Returns the exit status of a command that was not interrupted; a command that Ctrl-C stopped has
     kept its finished work and printed one line, and ``_end_by_sigint`` raises ``KeyboardInterrupt``.
+    The SIGINT handler records the Ctrl-C (``solvers.ctrl_c``): a command that received it as some
+    other exception, or not at all, still ends as interrupted.
     """
     try:
+        from fcocheck.solvers import ctrl_c
+
+        ctrl_c.install()
         code = _run(argv)
     except KeyboardInterrupt:  # Ctrl-C anywhere: finished work is in the store or the output files
-        print("fcocheck: interrupted (Ctrl-C); what finished is kept", file=sys.stderr)
+        print(INTERRUPTED_LINE, file=sys.stderr)
         _end_by_sigint()
     from fcocheck.reports.cli_common import INTERRUPTED
 
+    if code != INTERRUPTED and ctrl_c.seen():  # an interrupt that reached the command as another error
+        print(INTERRUPTED_LINE, file=sys.stderr)
+        code = INTERRUPTED
     if code == INTERRUPTED:
         _end_by_sigint()
     return code
+
+
+INTERRUPTED_LINE = "fcocheck: interrupted (Ctrl-C); what finished is kept"
 
 
 def _end_by_sigint() -> NoReturn:

@@ -25,6 +25,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any
 
+from fcocheck.solvers import ctrl_c
 from fcocheck.verify.sweep.config import InvalidSweepError
 
 PRELOAD = ["fcocheck.verify.sweep.task", "fcocheck.solvers.engine.run", "fcocheck.solvers.generators",
@@ -157,8 +158,9 @@ class Serial:
 
     def imap(self, fn: Callable[[Any], Any], items: Iterable[Any],
              on_crash: OnCrash = _raise_crash) -> Iterator[tuple[Any, Any]]:
-        """Yield ``(item, fn(item))`` in order (no worker to lose)."""
+        """Yield ``(item, fn(item))`` in order (no worker to lose); a Ctrl-C seen stops it (``ctrl_c``)."""
         for item in items:
+            ctrl_c.check()
             yield item, fn(item)
 
     def close(self) -> None:
@@ -199,6 +201,7 @@ class Pool:
         todo, pending, suspects = iter(items), {}, []
         try:
             while True:
+                ctrl_c.check()  # a Ctrl-C that reached the driver as another exception stops here
                 if suspects and not pending:
                     item = suspects.pop(0)
                     try:
@@ -320,6 +323,7 @@ class Dask:
         futures = {self.client.submit(fn, item, pure=False): item for item in items}
         try:
             for fut in as_completed(futures):
+                ctrl_c.check()
                 try:
                     result = fut.result()
                 except Exception as exc:  # fn never raises: KilledWorker and friends, the item failed
