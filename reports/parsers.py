@@ -14,7 +14,7 @@ DEFAULT_STORE = "out/fcocheck.sqlite"
 BUDGETS = ("quick", "full", "thorough")
 EXIT_CODES = ("exit status: 0 success; 1 a result that is not success (diverged run, failed "
               "certification, broken invariant, errored runs, inconsistent verdict with --strict); "
-              "2 bad input (nothing written); 130 interrupted (finished work kept)")
+              "2 bad input (nothing written); Ctrl-C: finished work kept, ended by SIGINT (shell status 130)")
 
 
 def _cmd(parser: argparse.ArgumentParser, target: str) -> None:
@@ -47,7 +47,8 @@ def add_run_commands(sub: Any) -> None:
     _cmd(a, "fcocheck.reports.cli_run:cmd_algorithms")
     r = sub.add_parser("run", help="run one algorithm and record its trace",
                        epilog="exit status: 0 completed; 1 diverged (the trace is still written); "
-                              "2 bad input; 130 interrupted (the completed rounds are written)")
+                              "2 bad input; Ctrl-C: the completed rounds are written, ended by SIGINT "
+                              "(shell status 130)")
     r.add_argument("algorithm", help="registry name (see `fcocheck algorithms`)")
     r.add_argument("--problem", required=True, help="generator name or instance file (.npz)")
     r.add_argument("--problem-param", action="append", default=[], metavar="NAME=VALUE",

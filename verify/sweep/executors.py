@@ -134,7 +134,7 @@ def start_helpers() -> None:
     would die with a traceback, and pool workers would die mid-task and be re-run as crashes; started
     with SIGINT blocked, the forkserver (and so every worker it forks) never receives it (the resource
     tracker blocks and ignores it itself), only the driver does, and the driver stops the workers
-    (``Pool.abort``) and exits 130.
+    (``Pool.abort``) and ends as interrupted.
     """
     from multiprocessing import forkserver, resource_tracker
 
