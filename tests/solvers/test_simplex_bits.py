@@ -230,3 +230,23 @@ def test_a_column_view_uses_the_kernel_and_other_layouts_do_not(monkeypatch):
         assert not row_major(other)
         L1Ball(1.0).project(other)
     assert calls == [(6, 20)]
+
+
+@settings(max_examples=300)
+@given(shape=st.lists(st.integers(1, 5), min_size=1, max_size=4), data=st.data())
+def test_the_contiguous_flag_answers_as_the_strides_rule_would(shape, data):
+    """``row_major`` answers C-contiguous arrays from NumPy's flag: the strides rule agrees on each of them
+    (axes of length 1 with any stride, rows and leading blocks of a C array), and says no to a few
+    layouts the flag refuses too."""
+    from fcocheck.solvers.regularizers.sets import _decreasing_strides
+
+    base = np.zeros(shape)
+    views = [base, base[data.draw(st.integers(0, shape[0] - 1))], base[: data.draw(st.integers(1, shape[0]))]]
+    odd = [data.draw(st.integers(-64, 64)) * 8 if n == 1 else s
+           for n, s in zip(base.shape, base.strides, strict=True)]  # any stride on an axis of length 1
+    views.append(np.lib.stride_tricks.as_strided(base, strides=odd))
+    for v in views:
+        assert v.flags.c_contiguous and _decreasing_strides(v) and row_major(v)
+    if base.ndim > 1 and min(shape[-2:]) > 1:
+        for other in (np.asfortranarray(base), base[..., ::-1], base.swapaxes(-1, -2)):
+            assert not other.flags.c_contiguous and not _decreasing_strides(other) and not row_major(other)
