@@ -45,6 +45,14 @@ def _entropy_simplex(h: Entropy, psi: Regularizer) -> CompositeFn:
     return lambda z, t: h.grad_conj(z)
 
 
+def _scalar(t: Any) -> bool:
+    """Whether t is a scalar weight: ``np.ndim(t) == 0``, at once for a float (``float64`` is one).
+
+    The maps ask it on every call, and ``np.ndim`` is a Python function.
+    """
+    return isinstance(t, float) or np.ndim(t) == 0
+
+
 def resolve(h: MirrorMap, psi: Regularizer) -> CompositeFn:
     """Return the closed-form ``(z, t) ↦ ∇(h + tψ)*(z)`` for the pair, or raise.
 
@@ -91,13 +99,13 @@ def _resolve_free_tail(h: MirrorMap, psi: Regularizer) -> CompositeFn:
 
     def fn(z: np.ndarray, t: Any) -> np.ndarray:
         z = np.asarray(z, dtype=float)
-        if coordinatewise and np.ndim(t) == 0:
+        if coordinatewise and _scalar(t):
             out = inner(z, t)
             if np.may_share_memory(out, z):  # an identity map hands z back
                 out = out.copy()
             out[..., -n:] = z[..., -n:]
             return out
-        th = t if np.ndim(t) == 0 else np.broadcast_to(t, z.shape)[..., :-n]
+        th = t if _scalar(t) else np.broadcast_to(t, z.shape)[..., :-n]
         out = np.empty(z.shape)
         out[..., :-n] = inner(z[..., :-n], th)
         out[..., -n:] = z[..., -n:]
@@ -119,7 +127,7 @@ def composite_map(h: MirrorMap, psi: Regularizer, z: np.ndarray, t: Any) -> np.n
         The primal point(s), same shape as ``z``.
 
     """
-    if np.ndim(t) == 0 and float(t) == 0.0:
+    if _scalar(t) and float(t) == 0.0:
         return h.grad_conj(z)
     return resolve(h, psi)(z, t)
 
@@ -134,7 +142,7 @@ def make_composite(h: MirrorMap, psi: Regularizer) -> CompositeFn:
     fn = resolve(h, psi)
 
     def composite(z: np.ndarray, t: Any) -> np.ndarray:
-        if np.ndim(t) == 0 and float(t) == 0.0:
+        if _scalar(t) and float(t) == 0.0:
             return h.grad_conj(z)
         return fn(z, t)
 

@@ -94,7 +94,7 @@ def drift(weights: Array, X: Array) -> Array:
     x̄ = p̃ @ X_i and the final Σ_i p̃_i(·) run by run; ‖x̄ − x_i‖² (a sum within each row) for all rows.
     """
     B, M = weights.shape
-    sq = np.sum((X - np.repeat(per_run(weights, X), M, axis=0)) ** 2, axis=1).reshape(B, M)
+    sq = np.add.reduce((X - np.repeat(per_run(weights, X), M, axis=0)) ** 2, axis=1).reshape(B, M)
     return stacked_dot(weights, sq)
 
 

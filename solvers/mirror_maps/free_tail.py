@@ -55,7 +55,7 @@ class FreeTailMirror(MirrorMap):
     def dual_norm(self, z: np.ndarray) -> np.ndarray:
         """√(‖head‖_*² + ‖tail‖₂²)."""
         head, tail = self.split(z)
-        return np.sqrt(self.base.dual_norm(head) ** 2 + np.sum(tail * tail, axis=-1))
+        return np.sqrt(self.base.dual_norm(head) ** 2 + np.add.reduce(tail * tail, axis=-1))
 
     def in_domain(self, w: np.ndarray) -> np.ndarray:
         """The base domain on the head."""

@@ -69,7 +69,7 @@ class _Indicator(Regularizer):
     is_indicator: ClassVar[bool] = True
 
     def _value(self, w: np.ndarray) -> np.ndarray:
-        gap = np.max(np.abs(self.project(w) - w), axis=-1)
+        gap = np.maximum.reduce(np.abs(self.project(w) - w), axis=-1)  # np.max's reduction, unwrapped
         return np.where(gap <= feasibility_tolerance(w), 0.0, np.inf)
 
     def _prox(self, v: np.ndarray, t: Any) -> np.ndarray:
