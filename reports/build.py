@@ -18,7 +18,7 @@ from fcocheck.rates.catalog import THEOREMS
 from fcocheck.reports.drawer import Drawer
 from fcocheck.reports.model import ExperimentBlock, Report, ReproductionBlock, TheoremSection, TightnessBlock
 from fcocheck.reports.plotdata import experiment_figure, reproduction_figure, tightness_figure
-from fcocheck.solvers import algorithms, strict_json
+from fcocheck.solvers import algorithms, ctrl_c, strict_json
 from fcocheck.solvers.engine.trace import jsonable
 from fcocheck.solvers.files import Writer
 from fcocheck.verify.experiments import EXPERIMENTS
@@ -94,6 +94,7 @@ def _tightness(session: Session, quick: bool, figdir: Path, errors: list[str],
     except KeyboardInterrupt:
         raise
     except Exception as exc:  # a failing study is reported, never a crash of the report
+        ctrl_c.check()  # unless it is a Ctrl-C in another form
         errors.append(f"worst-case studies: {type(exc).__name__}: {exc}")
         return []
     blocks = []

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import threading
 from typing import NoReturn
 
 
@@ -32,30 +33,48 @@ def _dispatch(args) -> int:  # noqa: ANN001 - argparse.Namespace
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``fcocheck`` console script: Ctrl-C at any moment (imports too) ends by SIGINT.
 
-    Returns the exit status of a command that was not interrupted; a command that Ctrl-C stopped has
-    kept its finished work and printed one line, and ``_end_by_sigint`` raises ``KeyboardInterrupt``.
-    The SIGINT handler records the Ctrl-C (``solvers.ctrl_c``): a command that received it as some
-    other exception, or not at all, still ends as interrupted.
+    Returns the exit status of a command that was not interrupted.  A command that Ctrl-C stopped has
+    kept its finished work and printed one line; ``main`` then raises ``KeyboardInterrupt`` (see
+    ``_end_by_sigint``), or returns ``INTERRUPTED`` when called off the main thread.  For the time of
+    the command the SIGINT handler records the Ctrl-C (``solvers.ctrl_c``): a command that received it
+    as another exception, or not at all, still ends as interrupted; the handler before is put back.
     """
     try:
         from fcocheck.solvers import ctrl_c
-
-        ctrl_c.install()
+    except KeyboardInterrupt:
+        return _finish(_interrupted(0))
+    previous = ctrl_c.install()
+    try:
         code = _run(argv)
-    except KeyboardInterrupt:  # Ctrl-C anywhere: finished work is in the store or the output files
-        print(INTERRUPTED_LINE, file=sys.stderr)
-        _end_by_sigint()
-    from fcocheck.reports.cli_common import INTERRUPTED
+        if code != ctrl_c.INTERRUPTED and ctrl_c.seen():  # the interrupt reached the command as an error
+            code = _interrupted(code)
+    except KeyboardInterrupt:
+        code = _interrupted(0)
+    except Exception:
+        if not ctrl_c.seen():
+            raise
+        code = _interrupted(0)  # e.g. a RuntimeError wrapping it, raised out of an import
+    finally:
+        ctrl_c.restore(previous)
+    return _finish(code)
 
-    if code != INTERRUPTED and ctrl_c.seen():  # an interrupt that reached the command as another error
-        print(INTERRUPTED_LINE, file=sys.stderr)
-        code = INTERRUPTED
-    if code == INTERRUPTED:
+
+def _finish(code: int) -> int:
+    """``code``; for an interrupted command in the main thread, the end by SIGINT instead."""
+    from fcocheck.solvers.ctrl_c import INTERRUPTED
+
+    if code == INTERRUPTED and threading.current_thread() is threading.main_thread():
         _end_by_sigint()
     return code
 
 
-INTERRUPTED_LINE = "fcocheck: interrupted (Ctrl-C); what finished is kept"
+def _interrupted(code: int) -> int:
+    """Print the interrupt line (unless ``code`` says the command printed its own); ``INTERRUPTED``."""
+    from fcocheck.solvers.ctrl_c import INTERRUPTED
+
+    if code != INTERRUPTED:
+        print("fcocheck: interrupted (Ctrl-C); what finished is kept", file=sys.stderr)
+    return INTERRUPTED
 
 
 def _end_by_sigint() -> NoReturn:
@@ -68,17 +87,20 @@ def _end_by_sigint() -> NoReturn:
     inside a string run by ``exec`` or ``eval`` — a dataclass or named tuple being defined by an
     import at that moment — even if the program caught it: an "exit 130" could not be promised
     (CI saw ``report`` end by SIGINT after printing its interrupt line).  Leaving by the exception
-    every time makes the end the same whatever Ctrl-C cut; its traceback is not printed (the
-    command's one line said what happened).
+    every time makes the end the same whatever Ctrl-C cut; the traceback of this one exception is not
+    printed (the command's line said what happened; any other exception prints as before).  A Ctrl-C
+    in the last few instructions of ``main`` gets Python's own ending: a traceback, still by SIGINT.
     """
-    hook = sys.excepthook
+    raised = KeyboardInterrupt()
+    hook = getattr(sys.excepthook, "fcocheck_hook", sys.excepthook)  # not a wrapper around our own
 
     def quiet(kind: type[BaseException], value: BaseException, tb: object) -> None:
-        if not issubclass(kind, KeyboardInterrupt):
+        if value is not raised:
             hook(kind, value, tb)
 
+    quiet.fcocheck_hook = hook  # type: ignore[attr-defined]
     sys.excepthook = quiet
-    raise KeyboardInterrupt
+    raise raised
 
 
 def _run(argv: list[str] | None) -> int:
@@ -94,7 +116,7 @@ def _run(argv: list[str] | None) -> int:
             plugins.load(args.plugin)
         return _dispatch(args)
     except InterruptedRunError as exc:
-        from fcocheck.reports.cli_common import INTERRUPTED
+        from fcocheck.solvers.ctrl_c import INTERRUPTED
 
         print(f"fcocheck: interrupted: {exc}", file=sys.stderr)
         return INTERRUPTED

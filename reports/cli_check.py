@@ -15,8 +15,9 @@ import time
 from functools import partial
 from pathlib import Path
 
-from fcocheck.reports.cli_common import INTERRUPTED, UsageError
+from fcocheck.reports.cli_common import UsageError
 from fcocheck.solvers import algorithms, strict_json
+from fcocheck.solvers.ctrl_c import INTERRUPTED
 from fcocheck.solvers.errors import FcocheckError
 from fcocheck.solvers.files import Writer
 from fcocheck.verify.claims import AGREES, DISAGREES, KNOWN, UNVERIFIED

@@ -12,11 +12,6 @@ if TYPE_CHECKING:
     from fcocheck.solvers.problem import Problem
 
 
-#: what a command returns when Ctrl-C stopped it (its finished work kept); ``cli.main`` then ends the
-#: process by SIGINT, which a shell reports as status 130 (128 + SIGINT)
-INTERRUPTED = 130
-
-
 class UsageError(FcocheckError):
     """A malformed command-line argument."""
 

@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from fcocheck.reports.build import REPRODUCTIONS, build
-from fcocheck.reports.cli_common import INTERRUPTED, UsageError, check_writable
+from fcocheck.reports.cli_common import UsageError, check_writable
 from fcocheck.reports.cli_session import session as open_session
 from fcocheck.reports.render_html import render_html
 from fcocheck.reports.render_md import render_md
+from fcocheck.solvers.ctrl_c import INTERRUPTED
 from fcocheck.solvers.untrusted import read_json
 from fcocheck.verify.experiments import EXPERIMENTS
 from fcocheck.verify.sweep import Store, grid, run_sweep

@@ -9,8 +9,9 @@ from typing import Any
 
 from fcocheck.rates import checks
 from fcocheck.rates.catalog import THEOREMS
-from fcocheck.reports.cli_common import INTERRUPTED, UsageError
+from fcocheck.reports.cli_common import UsageError
 from fcocheck.solvers import strict_json
+from fcocheck.solvers.ctrl_c import INTERRUPTED
 from fcocheck.solvers.files import write_file
 from fcocheck.verify.experiments import select
 

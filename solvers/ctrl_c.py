@@ -1,14 +1,15 @@
-"""A Ctrl-C the program cannot lose: the driver's SIGINT handler records it before raising.
+"""A Ctrl-C the program cannot lose: the command line's SIGINT handler records it before raising.
 
 Python turns SIGINT into ``KeyboardInterrupt`` at whatever bytecode runs at that moment, and the
 exception does not always arrive as itself.  CPython 3.11 wraps one raised inside ``__set_name__`` —
 a dataclass being defined by a module an import is executing — in a ``RuntimeError``; a handler of
 ``Exception`` around that import then takes the interrupt for an ordinary error and the command runs
-to its end (the report did so, Ctrl-C'd at once, in 1 run of 32 here).  Exceptions in ``__del__``
-and weak-reference callbacks are swallowed outright.  So the handler installed by the command line
-also sets a flag, which the long loops read (``check``: each result an executor yields) and the
-command line reads once more before it exits; a command whose interrupt went astray stops at the
-next result, and ends as interrupted.
+to its end (the report did so, Ctrl-C'd at once, in 1 run of 32 here).  An interrupt raised in
+``__del__`` or a weak-reference callback is dropped outright, on every version.  So the handler that
+the command line installs (``install``, for the time of one command) also sets a flag; the broad
+error handlers and the executors' loops read it (``check``), and the command line reads it once more
+before it returns: a command whose interrupt went astray stops at the next of these points and ends
+as interrupted.  The flag is a plain bool: the handler runs in the main thread, between bytecodes.
 """
 
 from __future__ import annotations
@@ -16,38 +17,59 @@ from __future__ import annotations
 import signal
 import threading
 from types import FrameType
+from typing import Any
 
-_seen = threading.Event()
+#: what a command returns when Ctrl-C stopped it (its finished work kept); the command line then ends
+#: the process by SIGINT, which a shell reports as status 130 (128 + SIGINT)
+INTERRUPTED = 130
+
+_seen = False
 
 
 def _handler(signum: int, frame: FrameType | None) -> None:
     """Record the Ctrl-C, then raise it where the main thread is."""
-    _seen.set()
+    global _seen
+    _seen = True
     raise KeyboardInterrupt
 
 
-def install() -> None:
-    """Use ``_handler`` for SIGINT when Python's default handler is in place (main thread only).
+def install() -> Any:
+    """Forget any earlier Ctrl-C and take SIGINT over from Python's default handler; returns what to restore.
 
-    A SIGINT that is ignored (``nohup``), at its C default, or handled by the embedding program is left
-    alone.
+    Only in the main thread, and only over ``signal.default_int_handler``: a SIGINT that is ignored
+    (``nohup``), at its C default, or handled by the program embedding this one is left alone (and the
+    returned value is ``None``: nothing to restore).
     """
-    if threading.current_thread() is threading.main_thread() \
-            and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        signal.signal(signal.SIGINT, _handler)
+    forget()
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return None
+    return signal.signal(signal.SIGINT, _handler)
+
+
+def restore(previous: Any) -> None:
+    """Put back the handler ``install`` replaced (if any) and forget the record."""
+    if previous is not None and signal.getsignal(signal.SIGINT) is _handler:
+        signal.signal(signal.SIGINT, previous)
+    forget()
 
 
 def seen() -> bool:
-    """Whether a Ctrl-C reached this process since it started (or since ``forget``)."""
-    return _seen.is_set()
+    """Whether a Ctrl-C reached this process since ``install`` (or ``forget``)."""
+    return _seen
 
 
 def check() -> None:
-    """Raise ``KeyboardInterrupt`` if a Ctrl-C was seen: for loops between units of work."""
-    if _seen.is_set():
+    """Raise ``KeyboardInterrupt`` if a Ctrl-C was seen.
+
+    For loops between units of work, and first thing in a handler of ``Exception`` (the error may be
+    the interrupt in another form).
+    """
+    if _seen:
         raise KeyboardInterrupt
 
 
 def forget() -> None:
-    """Clear the record (for tests that simulate a Ctrl-C in process)."""
-    _seen.clear()
+    """Clear the record."""
+    global _seen
+    _seen = False

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, KNOWN, NOT_APPLICABLE
+from fcocheck.solvers import ctrl_c
 from fcocheck.verify.sweep.session import Session
 
 ERROR = "error"
@@ -139,5 +140,6 @@ def run_reproductions(session: Session, studies: list[Study], quick: bool, seed:
         except KeyboardInterrupt:
             raise
         except Exception as exc:  # a failing study is reported, not raised
+            ctrl_c.check()  # unless it is a Ctrl-C in another form
             results[study.name] = on_error(study.name, f"{type(exc).__name__}: {exc}")
     return results

@@ -91,7 +91,8 @@ def row_major(v: np.ndarray) -> bool:
     to the last (axes of length 1 aside) — a C-ordered array, or a view of rows, columns or every k-th
     element of one — |v| and v² come out C-ordered, so NumPy sums each row pairwise as
     ``ball_rows`` does.  A column-major, reversed or broadcast view sums in another order: NumPy's path.
-    (A C-contiguous array meets the rule: answered from its flag, 30× faster than reading the strides.)
+    (A non-empty C-contiguous array meets the rule — the callers ask for non-empty arrays only —: answered
+    from its flag, 30× faster than reading the strides.)
     """
     return v.flags.c_contiguous or _decreasing_strides(v)
 

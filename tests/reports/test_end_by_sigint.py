@@ -5,10 +5,12 @@ CPython, after its normal shutdown, ends the process by SIGINT — what a shell 
 script that ran the command.  The rule is checked on four interrupts: raised in plain code, raised inside
 a string run by ``exec`` (where CPython records it even when the program catches it: a dataclass or named
 tuple defined by an import at that moment), and each caught by the command itself, which then returns
-``INTERRUPTED``; and one that a handler of ``Exception`` swallowed (CPython 3.11 wraps an interrupt
-raised in ``__set_name__`` in a ``RuntimeError``), which the SIGINT handler's record still ends as
-interrupted.  The previous ending — return 130 — fails the rule: its process ended by SIGINT after an
-``exec``-cut interrupt and with status 130 otherwise (CI saw the first once).
+``INTERRUPTED``; and three that went astray, which the SIGINT handler's record still ends as
+interrupted: one that a handler of ``Exception`` swallowed (CPython 3.11 wraps an interrupt raised in
+``__set_name__`` in a ``RuntimeError``), the same wrapped one left uncaught, and one dropped by Python
+itself (raised in ``__del__``, on every version).  The previous ending — return 130 — fails the rule: its
+process ended by SIGINT after an ``exec``-cut interrupt, with status 130 after a plain one, and the
+astray ones ran on (status 0) or ended in a traceback (status 1).
 """
 
 from __future__ import annotations
@@ -34,12 +36,35 @@ SWALLOWED = """import signal
     except Exception:  # CPython 3.11 hands the interrupt over as a RuntimeError
         pass
     return 0"""
+#: the same interrupt, left to leave the command (3.11: as a RuntimeError; 3.12+: as itself)
+PROPAGATED = """import signal
+
+    class Field:
+        def __set_name__(self, owner, name):
+            signal.raise_signal(signal.SIGINT)
+
+    class Defined:
+        field = Field()"""
+#: SIGINT inside __del__: Python reports it as unraisable and goes on (silenced: the command's output)
+DROPPED = """import signal
+
+    sys.unraisablehook = lambda unraisable: None
+
+    class Dropped:
+        def __del__(self):
+            signal.raise_signal(signal.SIGINT)
+            sum(range(10))
+
+    Dropped()
+    return 0"""
 SCENARIOS = {
     "raised": "raise KeyboardInterrupt",
     "raised in exec": "exec('raise KeyboardInterrupt')",
     "caught": CAUGHT.format("raise KeyboardInterrupt"),
     "caught from exec": CAUGHT.format("exec('raise KeyboardInterrupt')"),
     "swallowed": SWALLOWED,
+    "propagated": PROPAGATED,
+    "dropped": DROPPED,
 }
 OLD_MAIN = '''
 def main(argv=None):  # the ending before this rule: the status of the command, 130 on Ctrl-C
@@ -56,7 +81,7 @@ def _end(tmp_path, scenario: str, old: bool = False) -> tuple[int, str]:
     module = textwrap.dedent('''
         import sys
         from fcocheck.reports import cli
-        from fcocheck.reports.cli_common import INTERRUPTED
+        from fcocheck.solvers.ctrl_c import INTERRUPTED
         ''') + f"\n\ndef command(argv):\n    {SCENARIOS[scenario]}\n\n\ncli._run = command\nmain = cli.main\n"
     module += (OLD_MAIN if old else "") + "\nsys.exit(main([]))\n"
     (tmp_path / "entry.py").write_text(module)
@@ -84,6 +109,8 @@ def test_the_previous_ending_fails_the_rule_its_status_depends_on_where_the_inte
     assert ends["raised in exec"] == ends["caught from exec"] == -signal.SIGINT, ends
     # the swallowed Ctrl-C is lost: the command "succeeds" (3.12 no longer wraps it: it is raised)
     assert ends["swallowed"] == (0 if sys.version_info < (3, 12) else 130), ends
+    assert ends["propagated"] == (1 if sys.version_info < (3, 12) else 130), ends  # a traceback, status 1
+    assert ends["dropped"] == 0, ends  # lost on every version
 
 
 def test_a_command_that_was_not_interrupted_keeps_its_status(tmp_path):
@@ -96,3 +123,48 @@ def test_a_command_that_was_not_interrupted_keeps_its_status(tmp_path):
     p = subprocess.run([sys.executable, "-m", "entry"], cwd=tmp_path, capture_output=True, text=True,
                        timeout=120)
     assert p.returncode == 1 and p.stderr == "", (p.returncode, p.stderr)
+
+
+def _interrupt(argv):
+    raise KeyboardInterrupt
+
+
+def test_in_process_main_puts_back_the_handler_forgets_and_quiets_only_its_own_exception(monkeypatch, capsys):
+    from fcocheck.reports import cli
+    from fcocheck.solvers import ctrl_c
+
+    old, hook = signal.signal(signal.SIGINT, signal.default_int_handler), sys.excepthook
+    try:
+        for _ in range(2):  # twice: the second call does not wrap the first call's hook
+            monkeypatch.setattr(cli, "_run", _interrupt)
+            with pytest.raises(KeyboardInterrupt) as info:
+                cli.main([])
+            assert signal.getsignal(signal.SIGINT) is signal.default_int_handler and not ctrl_c.seen()
+            assert sys.excepthook.fcocheck_hook is hook
+        monkeypatch.setattr(cli, "_run", lambda argv: 0)
+        assert cli.main([]) == 0  # no Ctrl-C left over from the calls before
+        capsys.readouterr()
+        sys.excepthook(KeyboardInterrupt, info.value, None)  # the exception main raised: not printed
+        assert capsys.readouterr().err == ""
+        try:
+            raise KeyboardInterrupt("another one")
+        except KeyboardInterrupt as other:
+            sys.excepthook(KeyboardInterrupt, other, other.__traceback__)  # any other: printed
+        assert "another one" in capsys.readouterr().err
+    finally:
+        sys.excepthook = hook
+        signal.signal(signal.SIGINT, old)
+
+
+def test_off_the_main_thread_main_returns_the_status_instead(monkeypatch):
+    import threading
+
+    from fcocheck.reports import cli
+    from fcocheck.solvers.ctrl_c import INTERRUPTED
+
+    monkeypatch.setattr(cli, "_run", _interrupt)
+    out = []
+    t = threading.Thread(target=lambda: out.append(cli.main([])))
+    t.start()
+    t.join(120)
+    assert out == [INTERRUPTED]

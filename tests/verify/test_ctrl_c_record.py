@@ -1,30 +1,43 @@
-"""A Ctrl-C that reached the driver as another exception still stops the executors' loops.
+"""A Ctrl-C that reached the driver as another exception, or as none, still stops the command.
 
-``solvers.ctrl_c``'s handler records the interrupt before raising it; ``Serial``, ``Pool`` and the
-command line read the record, so an interrupt that a handler of ``Exception`` swallowed (CPython 3.11
-turns one raised in ``__set_name__`` into a ``RuntimeError``) stops the loop at its next result.
-Without the record the loop runs to its end (shown: the same loop with the record cleared).
+``solvers.ctrl_c``'s handler records the interrupt before raising it; the executors' loops, the broad
+error handlers and the command line read the record.  Two ways an interrupt goes astray are used:
+raised in ``__del__`` (dropped by Python as an unraisable exception, on every version) and raised in
+``__set_name__`` under a handler of ``Exception`` (CPython 3.11 wraps it in a ``RuntimeError``).  Each
+loop stops at its next result, a job's error handler hands the interrupt on instead of recording an
+error; with the record cleared the same code runs on (shown), so the checks can fail.
 """
 
 from __future__ import annotations
 
 import signal
+import sys
 
 import pytest
 
 from fcocheck.solvers import ctrl_c
-from fcocheck.verify.sweep.executors import Pool, Serial
+from fcocheck.verify.sweep.executors import Dask, Pool, Serial
+from fcocheck.verify.sweep.session import Job, call_job
 
 
 @pytest.fixture
-def recorded_sigint():
-    """The command line's handler in place (as ``cli.main`` installs it); the record cleared after."""
+def recorded_sigint(monkeypatch):
+    """The command line's handler in place (as ``cli.main`` installs it), put back after; unraisable
+    exceptions (the dropped interrupt) not printed."""
+    monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: None)
     old = signal.signal(signal.SIGINT, signal.default_int_handler)
-    ctrl_c.forget()
-    ctrl_c.install()
+    previous = ctrl_c.install()
+    assert signal.getsignal(signal.SIGINT) is ctrl_c._handler
     yield
-    ctrl_c.forget()
+    ctrl_c.restore(previous)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler and not ctrl_c.seen()
     signal.signal(signal.SIGINT, old)
+
+
+class _Dropped:
+    def __del__(self) -> None:
+        signal.raise_signal(signal.SIGINT)
+        sum(range(10))  # a few bytecodes: the handler runs here, inside __del__
 
 
 class _Field:
@@ -32,8 +45,13 @@ class _Field:
         signal.raise_signal(signal.SIGINT)
 
 
-def _swallow_an_interrupt() -> None:
-    """Ctrl-C while a class is defined, under a handler of ``Exception`` (3.12+: it is raised as itself)."""
+def _drop_an_interrupt() -> None:
+    """Ctrl-C inside ``__del__``: Python reports it as unraisable and goes on."""
+    _Dropped()
+
+
+def _wrap_an_interrupt() -> None:
+    """Ctrl-C while a class is defined, under a handler of ``Exception`` (3.12+: raised as itself)."""
     try:
         class Defined:  # noqa: F841 - defining it is the point
             field = _Field()
@@ -45,42 +63,60 @@ def _square(x: int) -> int:
     return x * x
 
 
-@pytest.mark.parametrize("executor", [Serial, lambda: Pool(2)], ids=["serial", "pool"])
-def test_a_swallowed_interrupt_stops_the_loop_at_its_next_result(recorded_sigint, executor):
-    ex = executor()
+LOSERS = {"__del__": _drop_an_interrupt, "__set_name__": _wrap_an_interrupt}
+
+
+EXECUTORS = {"serial": Serial, "pool": lambda: Pool(2), "dask": lambda: Dask(local=1)}
+
+
+@pytest.mark.parametrize(("executor", "lose"), [("serial", "__del__"), ("serial", "__set_name__"),
+                                                ("pool", "__del__"), ("dask", "__del__")])
+def test_an_interrupt_gone_astray_stops_the_loop_at_its_next_result(recorded_sigint, executor, lose):
+    ex = EXECUTORS[executor]()
     got, at = [], None
     try:
         with pytest.raises(KeyboardInterrupt):
             for item, result in ex.imap(_square, range(50)):
                 got.append(result)
-                if item == 2:  # results come in any order from the pool
+                if item == 2:  # results come in any order from a pool
                     at = len(got)
-                    _swallow_an_interrupt()  # on 3.12+ the interrupt leaves here already
+                    LOSERS[lose]()
         assert ctrl_c.seen() and at is not None
         assert at <= len(got) <= at + 2 * ex.workers, (at, got)  # at most what had finished with it
     finally:
         ex.close()
 
 
-def test_without_the_record_the_swallowed_interrupt_is_lost(recorded_sigint):
-    assert signal.getsignal(signal.SIGINT) is ctrl_c._handler
+def test_without_the_record_the_dropped_interrupt_is_lost(recorded_sigint):
     got = []
-    try:
-        for item, result in Serial().imap(_square, range(50)):
-            got.append(result)
-            if item == 2:
-                _swallow_an_interrupt()
-                ctrl_c.forget()  # what the loop would see without the record
-    except KeyboardInterrupt:  # pragma: no cover - 3.12+ raises it as itself, which no loop can lose
-        assert not __import__("sys").version_info < (3, 12)
-        return
+    for item, result in Serial().imap(_square, range(50)):
+        got.append(result)
+        if item == 2:
+            _drop_an_interrupt()
+            ctrl_c.forget()  # what the loop would see without the record
     assert len(got) == 50
+
+
+def _job_that_meets_an_interrupt() -> dict:
+    _drop_an_interrupt()
+    raise RuntimeError("an error after the Ctrl-C (or the Ctrl-C itself, wrapped)")
+
+
+def test_a_jobs_error_handler_hands_a_recorded_interrupt_on(recorded_sigint, monkeypatch):
+    job = Job("j", _job_that_meets_an_interrupt, ())
+    with pytest.raises(KeyboardInterrupt):
+        call_job(job)
+    monkeypatch.setattr(ctrl_c, "check", lambda: None)  # the handler without its check
+    payload, _ = call_job(job)
+    assert payload["status"] == "error" and ctrl_c.seen()  # the interrupt stored as the job's error
 
 
 def test_the_handler_is_not_put_over_an_ignored_sigint():
     old = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        ctrl_c.install()
+        assert ctrl_c.install() is None
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        ctrl_c.restore(None)
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, old)

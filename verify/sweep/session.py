@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from fcocheck.solvers import ctrl_c
 from fcocheck.solvers.progress import Progress
 from fcocheck.verify.sweep import study_runs
 from fcocheck.verify.sweep.config import RunConfig, canonical
@@ -57,6 +58,7 @@ def call_job(job: Job) -> tuple[dict[str, Any], float]:
     except KeyboardInterrupt:
         raise
     except Exception as exc:  # a job that fails is a result to report, never a crash
+        ctrl_c.check()  # unless it is a Ctrl-C in another form
         payload = {"status": "error", "error": f"{type(exc).__name__}: {exc}", "name": job.name}
     return payload, time.perf_counter() - t0
 

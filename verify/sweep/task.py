@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from fcocheck.solvers import ctrl_c
 from fcocheck.solvers.blas_threads import serial_blas
 from fcocheck.solvers.engine.trace import INTERRUPTED
 from fcocheck.verify.sweep.config import RunConfig, canonical
@@ -107,6 +108,7 @@ def solve_reference(spec_json: str) -> Any:
     except KeyboardInterrupt:
         raise
     except Exception:  # noqa: BLE001 - the runs record the error with its message
+        ctrl_c.check()  # unless it is a Ctrl-C in another form
         return None
 
 
@@ -153,6 +155,7 @@ def execute(config: RunConfig, references: dict[str, Any] | None = None) -> RunR
     except KeyboardInterrupt:
         raise
     except Exception as exc:  # recorded, the sweep goes on
+        ctrl_c.check()  # unless it is a Ctrl-C in another form
         last = traceback.extract_tb(exc.__traceback__)[-1]
         where = f" (at {last.filename.rsplit('/', 1)[-1]}:{last.lineno})"
         return RunRecord(
@@ -207,5 +210,6 @@ def execute_batch(configs: Sequence[RunConfig], references: dict[str, Any] | Non
     except KeyboardInterrupt:
         raise
     except Exception:  # noqa: BLE001 - each configuration alone records its own error
+        ctrl_c.check()  # unless it is a Ctrl-C in another form
         return [execute(c, references) for c in configs]
     return [_record(c, t, t.meta["seconds"], started) for c, t in zip(configs, traces, strict=True)]
