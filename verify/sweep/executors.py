@@ -300,8 +300,9 @@ class Dask:
             if not 1 <= local <= max_workers():
                 raise InvalidSweepError(f"--dask-local {local}; the rule is 1 … {max_workers()} workers "
                                         f"(8 per core of the {cores()} here)")
-            self.cluster = LocalCluster(
-                n_workers=local, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+            self.cluster = LocalCluster(  # its dashboard on any free port: None still tries :8787 and
+                # warns when another cluster (a user's, or a test beside this one) holds it
+                n_workers=local, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=40
             )
             self.client = Client(self.cluster)
         else:
