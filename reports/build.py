@@ -82,6 +82,7 @@ def _tightness_jobs(quick: bool) -> list[Any]:
     try:
         return plan_jobs(_tightness_names(quick), quick, cap=REPORT_STEPS if quick else None)
     except Exception:  # noqa: BLE001 - _tightness meets the same error and records it
+        ctrl_c.check()  # unless it is a Ctrl-C in another form
         return []
 
 

@@ -42,20 +42,20 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from fcocheck.solvers import ctrl_c
     except KeyboardInterrupt:
-        return _finish(_interrupted(0))
-    previous = ctrl_c.install()
+        return _finish(_interrupted())
     try:
+        ctrl_c.install()
         code = _run(argv)
-        if code != ctrl_c.INTERRUPTED and ctrl_c.seen():  # the interrupt reached the command as an error
-            code = _interrupted(code)
+        if code != ctrl_c.INTERRUPTED and ctrl_c.seen():  # it reached the command as an error, or not at all
+            code = _interrupted()
     except KeyboardInterrupt:
-        code = _interrupted(0)
+        code = _interrupted()
     except Exception:
-        if not ctrl_c.seen():
+        if not ctrl_c.seen():  # a real error: its traceback and status 1, as ever
             raise
-        code = _interrupted(0)  # e.g. a RuntimeError wrapping it, raised out of an import
+        code = _interrupted()  # e.g. a RuntimeError wrapping it, raised out of an import
     finally:
-        ctrl_c.restore(previous)
+        ctrl_c.restore()
     return _finish(code)
 
 
@@ -68,12 +68,11 @@ def _finish(code: int) -> int:
     return code
 
 
-def _interrupted(code: int) -> int:
-    """Print the interrupt line (unless ``code`` says the command printed its own); ``INTERRUPTED``."""
+def _interrupted() -> int:
+    """Print the interrupt line (for a command that did not print its own); ``INTERRUPTED``."""
     from fcocheck.solvers.ctrl_c import INTERRUPTED
 
-    if code != INTERRUPTED:
-        print("fcocheck: interrupted (Ctrl-C); what finished is kept", file=sys.stderr)
+    print("fcocheck: interrupted (Ctrl-C); what finished is kept", file=sys.stderr)
     return INTERRUPTED
 
 

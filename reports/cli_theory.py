@@ -10,7 +10,7 @@ from typing import Any
 from fcocheck.rates import checks
 from fcocheck.rates.catalog import THEOREMS
 from fcocheck.reports.cli_common import UsageError
-from fcocheck.solvers import strict_json
+from fcocheck.solvers import ctrl_c, strict_json
 from fcocheck.solvers.ctrl_c import INTERRUPTED
 from fcocheck.solvers.files import write_file
 from fcocheck.verify.experiments import select
@@ -123,6 +123,7 @@ def _results(chosen: list[Any], args: argparse.Namespace, instance: Any) -> Any:
     """Each experiment's result as it finishes: on a process pool, or here with --problem / --workers 1."""
     if instance is not None or args.workers == 1 or len(chosen) == 1:
         for exp in chosen:
+            ctrl_c.check()  # between experiments, as an executor's loop does
             yield exp(quick=args.quick, seed=args.seed, instance=instance).as_dict()
         return
     from functools import partial

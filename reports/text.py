@@ -81,6 +81,9 @@ def mathml(latex: str) -> str:
     try:
         return convert(latex)
     except Exception:  # noqa: BLE001 - a statement must still be shown, as its source
+        from fcocheck.solvers import ctrl_c
+
+        ctrl_c.check()  # unless it is a Ctrl-C in another form
         return f"<code>{html.escape(latex)}</code>"
 
 

@@ -7,9 +7,10 @@ a dataclass being defined by a module an import is executing — in a ``RuntimeE
 to its end (the report did so, Ctrl-C'd at once, in 1 run of 32 here).  An interrupt raised in
 ``__del__`` or a weak-reference callback is dropped outright, on every version.  So the handler that
 the command line installs (``install``, for the time of one command) also sets a flag; the broad
-error handlers and the executors' loops read it (``check``), and the command line reads it once more
-before it returns: a command whose interrupt went astray stops at the next of these points and ends
-as interrupted.  The flag is a plain bool: the handler runs in the main thread, between bytecodes.
+error handlers, the engine's rounds and the executors' loops read it (``check``), and the command line
+reads it once more before it returns: a command whose interrupt went astray stops at the next of
+these points and ends as interrupted, with nothing stored in its place.  The flag is a plain bool:
+the handler runs in the main thread, between bytecodes.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from __future__ import annotations
 import signal
 import threading
 from types import FrameType
-from typing import Any
 
 #: what a command returns when Ctrl-C stopped it (its finished work kept); the command line then ends
 #: the process by SIGINT, which a shell reports as status 130 (128 + SIGINT)
@@ -33,25 +33,27 @@ def _handler(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def install() -> Any:
-    """Forget any earlier Ctrl-C and take SIGINT over from Python's default handler; returns what to restore.
+def install() -> None:
+    """Take SIGINT over from Python's default handler, with no Ctrl-C recorded yet.
 
     Only in the main thread, and only over ``signal.default_int_handler``: a SIGINT that is ignored
-    (``nohup``), at its C default, or handled by the program embedding this one is left alone (and the
-    returned value is ``None``: nothing to restore).
+    (``nohup``), at its C default, or handled by the program embedding this one is left alone, and so
+    is the record (a command running in another thread does not clear the main thread's).
     """
-    forget()
-    if threading.current_thread() is not threading.main_thread() \
-            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        return None
-    return signal.signal(signal.SIGINT, _handler)
+    if _main_thread() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        forget()
+        signal.signal(signal.SIGINT, _handler)
 
 
-def restore(previous: Any) -> None:
-    """Put back the handler ``install`` replaced (if any) and forget the record."""
-    if previous is not None and signal.getsignal(signal.SIGINT) is _handler:
-        signal.signal(signal.SIGINT, previous)
-    forget()
+def restore() -> None:
+    """Put Python's default handler back where ``install`` took over, and forget the record."""
+    if _main_thread() and signal.getsignal(signal.SIGINT) is _handler:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        forget()
+
+
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
 
 
 def seen() -> bool:

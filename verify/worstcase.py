@@ -267,11 +267,14 @@ def pep_job(spec: dict[str, Any], instance: bool = False) -> dict[str, Any]:
 def measured_job(spec: dict[str, Any]) -> dict[str, Any]:
     """Φ(ŵ) − Φ* of the solvers' FedDualAvg on ``measured_instance`` at the point's (K, R, η_c, η_s, B)."""
     from fcocheck.solvers.engine.run import run
+    from fcocheck.solvers.engine.trace import INTERRUPTED
 
     s = PepSpec(**spec)
     problem, ref = measured_instance(s.zeta)
     hp = {"eta_c": s.eta, "eta_s": s.eta_s, "local_steps": s.K, **dict(s.extra)}
     trace = run(s.method, problem, hp, rounds=s.R, reference=ref, w0=start_at(ref.w, s.B))
+    if trace.status == INTERRUPTED:  # not a measurement: the job is not stored, a resume runs it again
+        raise KeyboardInterrupt
     gap = trace["gap_avg"]
     return {
         "status": trace.status,

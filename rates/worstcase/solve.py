@@ -21,6 +21,7 @@ import numpy as np
 from fcocheck.rates.worstcase.methods import METHODS, Program
 from fcocheck.rates.worstcase.setting import Setting, declare
 from fcocheck.rates.worstcase.spec import PepSpec, check_spec
+from fcocheck.solvers import ctrl_c
 
 #: Solvers tried in turn; SCS is first-order and coarser, used only when CLARABEL fails.
 SOLVERS: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -90,6 +91,7 @@ def _instance(s: Setting, prog: Program, dim: int) -> dict[str, Any]:
     try:
         pts = {"w0": s.w0.eval(), "out": prog.out.eval(), "w_star": s.w_star.eval()}
     except Exception:  # PEPit could not recover the points: nothing to show, the value stands
+        ctrl_c.check()  # unless it is a Ctrl-C in another form
         return {}
     X = np.stack([np.asarray(v, dtype=float).ravel() for v in pts.values()])
     X = X - X[-1]
@@ -123,6 +125,7 @@ def _solve(s: Setting, spec: PepSpec, t0: float, low_rank: bool = False) -> Wors
                 warnings.simplefilter("ignore")
                 value = s.pep.solve(wrapper="cvxpy", solver=name, verbose=0, **options)
         except Exception as exc:  # a solver failure is a result, the next solver is tried
+            ctrl_c.check()  # unless it is a Ctrl-C in another form
             errors.append(f"{name}: {type(exc).__name__}: {exc}")
             continue
         status = str(s.pep.wrapper.prob.status)

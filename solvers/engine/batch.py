@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from fcocheck.solvers import ctrl_c
 from fcocheck.solvers.algorithms.base import Algorithm, BatchLog
 from fcocheck.solvers.algorithms.batched_canon import CanonBatchEnv, CanonBatchState, canon_env, canon_round
 from fcocheck.solvers.algorithms.batched_dual import BatchEnv, BatchState, dual_round, stacked_kernel
@@ -335,6 +336,7 @@ def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: 
             state = stacked(states)
             env = make_env(setups, problems)
             for r in range(rounds):
+                ctrl_c.check()  # a Ctrl-C that reached a round as another exception, or none
                 if partial:  # S_r as ``run`` draws it, from each run's own sampling stream
                     clients = [sample_clients(rngs[i][1], M, P) for i in active]
                 with np.errstate(all="ignore"):

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from fcocheck.solvers import algorithms
+from fcocheck.solvers import algorithms, ctrl_c
 from fcocheck.solvers.algorithms.base import Algorithm, Env, RoundLog
 from fcocheck.solvers.blas_threads import serial_blas
 from fcocheck.solvers.composite import make_composite
@@ -267,6 +267,7 @@ def run(algorithm: str | Algorithm, problem: Problem, hyperparameters: Any = Non
         with serial_blas():  # the engine's pool, not BLAS's, uses the cores
             rec.start(state.w, getattr(state, "z", None))
             for r in range(int(rounds)):
+                ctrl_c.check()  # a Ctrl-C that reached a round as another exception, or none
                 clients = sample_clients(rng_sample, problem.M, s.participation)
                 with np.errstate(all="ignore"):
                     state, log = s.algorithm.round(state, s.hp, s.env, rng_oracle, clients)

@@ -22,7 +22,8 @@ import textwrap
 
 import pytest
 
-CAUGHT = "try:\n        {}\n    except KeyboardInterrupt:\n        return INTERRUPTED"
+#: a command that catches the interrupt itself (it prints its own line: here, none)
+CAUGHT = "import signal\n    try:\n        {}\n    except KeyboardInterrupt:\n        return INTERRUPTED"
 #: SIGINT while a class is being defined (a dataclass, by an import), under a handler of Exception
 SWALLOWED = """import signal
 
@@ -60,11 +61,12 @@ DROPPED = """import signal
 SCENARIOS = {
     "raised": "raise KeyboardInterrupt",
     "raised in exec": "exec('raise KeyboardInterrupt')",
-    "caught": CAUGHT.format("raise KeyboardInterrupt"),
-    "caught from exec": CAUGHT.format("exec('raise KeyboardInterrupt')"),
+    "caught": CAUGHT.format("signal.raise_signal(signal.SIGINT)"),
+    "caught from exec": CAUGHT.format("exec('import signal; signal.raise_signal(2); sum(range(9))')"),
     "swallowed": SWALLOWED,
     "propagated": PROPAGATED,
     "dropped": DROPPED,
+    "dropped, then an error": DROPPED.replace("return 0", "raise RuntimeError('after the Ctrl-C')"),
 }
 OLD_MAIN = '''
 def main(argv=None):  # the ending before this rule: the status of the command, 130 on Ctrl-C
@@ -98,9 +100,8 @@ def _end(tmp_path, scenario: str, old: bool = False) -> tuple[int, str]:
 def test_an_interrupted_command_ends_by_sigint_without_a_traceback(tmp_path, scenario):
     code, err = _end(tmp_path, scenario)
     assert code == -signal.SIGINT, (code, err)
-    assert "Traceback" not in err, err
-    if not scenario.startswith("caught"):  # a command that caught it printed its own line; main did here
-        assert err.strip() == "fcocheck: interrupted (Ctrl-C); what finished is kept", err
+    line = "" if scenario.startswith("caught") else "fcocheck: interrupted (Ctrl-C); what finished is kept"
+    assert err.strip() == line, err  # one line (a command that caught it prints its own: none here)
 
 
 def test_the_previous_ending_fails_the_rule_its_status_depends_on_where_the_interrupt_was_raised(tmp_path):
@@ -111,6 +112,7 @@ def test_the_previous_ending_fails_the_rule_its_status_depends_on_where_the_inte
     assert ends["swallowed"] == (0 if sys.version_info < (3, 12) else 130), ends
     assert ends["propagated"] == (1 if sys.version_info < (3, 12) else 130), ends  # a traceback, status 1
     assert ends["dropped"] == 0, ends  # lost on every version
+    assert ends["dropped, then an error"] == 1, ends  # an error's traceback and status 1 on every version
 
 
 def test_a_command_that_was_not_interrupted_keeps_its_status(tmp_path):
@@ -129,7 +131,7 @@ def _interrupt(argv):
     raise KeyboardInterrupt
 
 
-def test_in_process_main_puts_back_the_handler_forgets_and_quiets_only_its_own_exception(monkeypatch, capsys):
+def test_in_process_main_puts_back_the_handler_and_quiets_only_its_own_exception(monkeypatch, capsys):
     from fcocheck.reports import cli
     from fcocheck.solvers import ctrl_c
 
@@ -168,3 +170,40 @@ def test_off_the_main_thread_main_returns_the_status_instead(monkeypatch):
     t.start()
     t.join(120)
     assert out == [INTERRUPTED]
+
+
+def test_a_real_error_without_a_ctrl_c_still_prints_its_traceback_and_exits_1(tmp_path):
+    (tmp_path / "entry.py").write_text(textwrap.dedent('''
+        import sys
+        from fcocheck.reports import cli
+
+        def command(argv):
+            raise RuntimeError("a defect, not an interrupt")
+
+        cli._run = command
+        sys.exit(cli.main([]))
+        '''))
+    p = subprocess.run([sys.executable, "-m", "entry"], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 1 and "Traceback" in p.stderr and "a defect, not an interrupt" in p.stderr
+    assert "interrupted" not in p.stderr, p.stderr
+
+
+def _signalled(argv):
+    signal.raise_signal(signal.SIGINT)  # a real Ctrl-C: the handler records it
+    sum(range(10))
+
+
+def test_in_process_main_forgets_a_real_ctrl_c(monkeypatch):
+    from fcocheck.reports import cli
+    from fcocheck.solvers import ctrl_c
+
+    old, hook = signal.signal(signal.SIGINT, signal.default_int_handler), sys.excepthook
+    try:
+        monkeypatch.setattr(cli, "_run", _signalled)
+        with pytest.raises(KeyboardInterrupt):
+            cli.main([])
+        assert not ctrl_c.seen() and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        sys.excepthook = hook
+        signal.signal(signal.SIGINT, old)

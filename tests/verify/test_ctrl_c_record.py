@@ -26,10 +26,10 @@ def recorded_sigint(monkeypatch):
     exceptions (the dropped interrupt) not printed."""
     monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: None)
     old = signal.signal(signal.SIGINT, signal.default_int_handler)
-    previous = ctrl_c.install()
+    ctrl_c.install()
     assert signal.getsignal(signal.SIGINT) is ctrl_c._handler
     yield
-    ctrl_c.restore(previous)
+    ctrl_c.restore()
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler and not ctrl_c.seen()
     signal.signal(signal.SIGINT, old)
 
@@ -114,9 +114,74 @@ def test_a_jobs_error_handler_hands_a_recorded_interrupt_on(recorded_sigint, mon
 def test_the_handler_is_not_put_over_an_ignored_sigint():
     old = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        assert ctrl_c.install() is None
+        ctrl_c.install()
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
-        ctrl_c.restore(None)
+        ctrl_c.restore()
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, old)
+
+
+def _body_that_meets_an_interrupt(quick: bool, seed: int) -> None:
+    _drop_an_interrupt()
+    raise RuntimeError("an error after the Ctrl-C (or the Ctrl-C itself, wrapped)")
+
+
+def test_an_experiment_does_not_record_an_interrupt_as_its_result(recorded_sigint, monkeypatch):
+    from fcocheck.verify.experiments.base import Experiment
+
+    exp = Experiment("e", "t", "s", _body_that_meets_an_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        exp()
+    monkeypatch.setattr(ctrl_c, "check", lambda: None)  # the handler without its check
+    assert exp().status == "inconclusive"  # the interrupt stored as an "error" verdict, reused on resume
+
+
+def test_an_interrupted_measurement_is_not_a_result(monkeypatch):
+    """A worst-case point's measured run that Ctrl-C stopped raises: no payload to store and reuse."""
+    import importlib
+
+    from fcocheck.verify import worstcase
+
+    engine_run = importlib.import_module("fcocheck.solvers.engine.run")
+    real = engine_run.run
+
+    def stopped(*args, **kwargs):
+        trace = real(*args, **{**kwargs, "rounds": 1})
+        trace.meta["status"] = "interrupted"
+        return trace
+
+    job = next(j for j in worstcase.plan_jobs(["fco-4.3"], True, cap=worstcase.REPORT_STEPS)
+               if j.fn is worstcase.measured_job)
+    assert worstcase.measured_job(*job.args)["status"] == "completed"  # the same point, not stopped
+    monkeypatch.setattr(engine_run, "run", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        worstcase.measured_job(*job.args)
+
+
+def test_a_run_stops_at_the_round_after_an_interrupt_gone_astray(recorded_sigint):
+    """The engine reads the record before each round: the run ends ``interrupted`` with the rounds it
+    completed (the one that met the interrupt included), the same as the uninterrupted run's first ones."""
+    import dataclasses
+
+    import numpy as np
+
+    from fcocheck.solvers import algorithms
+    from fcocheck.solvers.engine import run
+    from fcocheck.solvers.generators import generate
+
+    p = generate("lasso-paper", clients=4, samples=8, d=6, nnz=2)
+    base, calls = algorithms.get("feddualavg"), {"n": 0}
+
+    def round_that_drops_an_interrupt(state, hp, env, rng, clients):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            _drop_an_interrupt()
+        return base.round(state, hp, env, rng, clients)
+
+    t = run(dataclasses.replace(base, round=round_that_drops_an_interrupt), p, {"eta_c": 0.05}, rounds=10,
+            reference=False, metrics_every=1)
+    assert t.status == "interrupted" and t.meta["completed"] == 4, t.meta
+    ctrl_c.forget()  # (a recorded Ctrl-C stops every later run of the command at its first round)
+    four = run("feddualavg", p, {"eta_c": 0.05}, rounds=4, reference=False, metrics_every=1)
+    np.testing.assert_array_equal(t["server_w"], four["server_w"])

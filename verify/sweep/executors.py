@@ -328,6 +328,7 @@ class Dask:
                 try:
                     result = fut.result()
                 except Exception as exc:  # fn never raises: KilledWorker and friends, the item failed
+                    ctrl_c.check()  # unless it is a Ctrl-C in another form
                     result = on_crash(futures[fut], f"dask: {type(exc).__name__}: {exc}")
                 yield futures[fut], result
         finally:
