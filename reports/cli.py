@@ -15,6 +15,8 @@ import sys
 import threading
 from typing import NoReturn
 
+from fcocheck.solvers import ctrl_c  # signal and threading only
+
 
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
@@ -31,7 +33,7 @@ def _dispatch(args) -> int:  # noqa: ANN001 - argparse.Namespace
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``fcocheck`` console script: Ctrl-C at any moment (imports too) ends by SIGINT.
+    """The ``fcocheck`` console script: Ctrl-C at any moment (the command's imports too) ends by SIGINT.
 
     Returns the exit status of a command that was not interrupted.  A command that Ctrl-C stopped has
     kept its finished work and printed one line; ``main`` then raises ``KeyboardInterrupt`` (see
@@ -39,10 +41,6 @@ def main(argv: list[str] | None = None) -> int:
     the command the SIGINT handler records the Ctrl-C (``solvers.ctrl_c``): a command that received it
     as another exception, or not at all, still ends as interrupted; the handler before is put back.
     """
-    try:
-        from fcocheck.solvers import ctrl_c
-    except KeyboardInterrupt:
-        return _finish(_interrupted())
     try:
         ctrl_c.install()
         code = _run(argv)
@@ -61,19 +59,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def _finish(code: int) -> int:
     """``code``; for an interrupted command in the main thread, the end by SIGINT instead."""
-    from fcocheck.solvers.ctrl_c import INTERRUPTED
-
-    if code == INTERRUPTED and threading.current_thread() is threading.main_thread():
+    if code == ctrl_c.INTERRUPTED and threading.current_thread() is threading.main_thread():
         _end_by_sigint()
     return code
 
 
 def _interrupted() -> int:
     """Print the interrupt line (for a command that did not print its own); ``INTERRUPTED``."""
-    from fcocheck.solvers.ctrl_c import INTERRUPTED
-
     print("fcocheck: interrupted (Ctrl-C); what finished is kept", file=sys.stderr)
-    return INTERRUPTED
+    return ctrl_c.INTERRUPTED
 
 
 def _end_by_sigint() -> NoReturn:
@@ -115,10 +109,8 @@ def _run(argv: list[str] | None) -> int:
             plugins.load(args.plugin)
         return _dispatch(args)
     except InterruptedRunError as exc:
-        from fcocheck.solvers.ctrl_c import INTERRUPTED
-
         print(f"fcocheck: interrupted: {exc}", file=sys.stderr)
-        return INTERRUPTED
+        return ctrl_c.INTERRUPTED
     except FcocheckError as exc:
         print(f"fcocheck: error: {exc}", file=sys.stderr)
         return 2

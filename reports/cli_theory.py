@@ -11,7 +11,6 @@ from fcocheck.rates import checks
 from fcocheck.rates.catalog import THEOREMS
 from fcocheck.reports.cli_common import UsageError
 from fcocheck.solvers import ctrl_c, strict_json
-from fcocheck.solvers.ctrl_c import INTERRUPTED
 from fcocheck.solvers.files import write_file
 from fcocheck.verify.experiments import select
 
@@ -101,7 +100,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 _print_result(res)
     except KeyboardInterrupt:
         print(f"fcocheck: interrupted after {len(results)} of {len(chosen)} experiments", file=sys.stderr)
-        return INTERRUPTED
+        return ctrl_c.INTERRUPTED
     results = [by_name[e.name] for e in chosen]  # the catalog's order, whatever order they finished in
     if args.json:
         print(strict_json.dumps(results, indent=2, default=str))
