@@ -3,7 +3,9 @@
 Small instances of the sizes the claims and studies draw (issue 33): FedDualAvg, K = 4, 100 rounds, every
 per-round metric on, on N ∈ {1, 3, 10} instance draws of
 (a) ℓ1-ball quadratics with heterogeneous Hessians (8 clients, d = 20: the Lemma 4.4 class), exact oracle;
-(b) λ‖·‖₁ quadratics (8 clients, d = 20), Gaussian oracle σ = 1.
+(b) λ‖·‖₁ quadratics (8 clients, d = 20), Gaussian oracle σ = 1;
+(c) a LASSO (lasso-paper's generator: 8 clients × 32 samples, d = 20), minibatch oracle b = 4;
+(d) logistic clients over an ℓ2 ball (8 clients × 32 samples, d = 20), minibatch oracle b = 4.
 Each pair (alone, batched) runs back to back, alternating which goes first, ``--repeats`` times; the
 figure is the median of the per-pair ratios batched ÷ alone (CPU time, so a loaded machine shifts both
 sides alike).  Every batched trace is checked to be the same bits as its run alone.
@@ -24,8 +26,12 @@ from fcocheck.solvers.generators import generate
 from fcocheck.solvers.reference import reference_solve
 
 CASES = {
-    "l1-ball quadratics, exact": (dict(clients=8, d=20, zeta=8.0, hessian_spread=0.5, ball=3.0), "exact"),
-    "l1 quadratics, gaussian:1": (dict(clients=8, d=20, zeta=1.0, lam=0.05), "gaussian:1.0"),
+    "l1-ball quadratics, exact": ("quadratics", dict(clients=8, d=20, zeta=8.0, hessian_spread=0.5, ball=3.0),
+                                  "exact"),
+    "l1 quadratics, gaussian:1": ("quadratics", dict(clients=8, d=20, zeta=1.0, lam=0.05), "gaussian:1.0"),
+    "lasso, minibatch:4": ("lasso-paper", dict(clients=8, samples=32, d=20, nnz=5), "minibatch:4"),
+    "logistic, minibatch:4": ("constrained-logistic",
+                              dict(ball="l2", radius=2.0, clients=8, samples=32, d=20), "minibatch:4"),
 }
 
 
@@ -49,8 +55,8 @@ def main() -> None:
     args = ap.parse_args()
     print(f"FedDualAvg K = 4, R = {args.rounds}; CPU seconds alone vs batched, median ratio of "
           f"{args.repeats} back-to-back pairs")
-    for name, (params, oracle) in CASES.items():
-        problems = [generate("quadratics", seed=s, **params) for s in range(10)]
+    for name, (generator, params, oracle) in CASES.items():
+        problems = [generate(generator, seed=s, **params) for s in range(10)]
         refs = [reference_solve(p) for p in problems]
         for n in (1, 3, 10):
             hps = [{"eta_c": 0.05, "local_steps": 4}] * n

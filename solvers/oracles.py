@@ -94,9 +94,15 @@ class MinibatchOracle(Oracle):
                 f"oracle minibatch:{self.batch} needs sample data; problem {problem.name!r} is "
                 "'quadratic' (use exact or gaussian:σ)"
             )
-        n = problem.n[kernel.index]
-        rows = (rng.random((kernel.size, self.batch)) * n[:, None]).astype(np.int64)
-        return kernel.grads_rows(W, rows)
+        return kernel.grads_rows(W, self.rows(problem.n[kernel.index], rng))
+
+    def rows(self, sizes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Row i: b indices into client i's n_i = ``sizes[i]`` rows, ⌊u · n_i⌋ with u ~ U[0, 1) each.
+
+        One draw of ``(len(sizes), b)`` uniforms from ``rng`` per query: a batch of runs draws each run's
+        rows from its own generator by this same call (``batched_dual.stacked_grads``).
+        """
+        return (rng.random((len(sizes), self.batch)) * sizes[:, None]).astype(np.int64)
 
     @property
     def sigma2(self) -> None:

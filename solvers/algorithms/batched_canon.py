@@ -15,10 +15,10 @@ run's ``(M, dim)`` block:
     c_i^{t+1} = g^t − (1/K) Σ_k ∇f_i(x_i^{t,k}; B)                                 (7f, all rows)
 
 prox_{η_g ψ} acts row by row, so it is called once per distinct η_g over the rows of the runs sharing it.
-∇f_i(·; B) averages b oracle queries; the Gaussian oracle draws each query's noise from each run's own
-generator, in the order the run alone draws it (the exact gradients are the same bits at every query, so
-they are computed once per step).  Each run's numbers are therefore those of ``fedcanon_round`` run
-alone, bit for bit (``tests/solvers/test_run_batch_canon.py``).
+∇f_i(·; B) averages b oracle queries; the Gaussian oracle draws each query's noise, the minibatch oracle
+each query's rows, from each run's own generator, in the order the run alone draws them (the exact
+gradients are the same bits at every query, so they are computed once per step).  Each run's numbers are
+therefore those of ``fedcanon_round`` run alone, bit for bit (``tests/solvers/test_run_batch_canon.py``).
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fcocheck.solvers.algorithms.base import BatchLog, Counts
-from fcocheck.solvers.algorithms.batched_dual import by_weight, per_run, stacked_dot
+from fcocheck.solvers.algorithms.batched_dual import by_weight, per_run, stacked_dot, stacked_grads
 from fcocheck.solvers.algorithms.control import ControlHyper
 from fcocheck.solvers.kernels import Kernel
-from fcocheck.solvers.oracles import GaussianOracle, Oracle
+from fcocheck.solvers.oracles import MinibatchOracle, Oracle
 
 Array = np.ndarray
 
@@ -59,7 +59,7 @@ class CanonBatchEnv(NamedTuple):
         weights: p̃ of each run's clients, ``(B, M)`` (``primitives.client_weights`` over all clients).
         p: each run's problem weights p_m, ``(B, M)`` (the invariant's Σ_m M p_m c_m).
         psi: the runs' common regulariser.
-        oracle: the runs' common oracle (exact or Gaussian).
+        oracle: the runs' common oracle (exact, Gaussian or minibatch).
         eta_l: each row's η_l, ``(B·M, 1)``.
         upload: each row's η_l·K (the Python product the run alone divides by), ``(B·M, 1)``.
         eta_g: each run's η_g (``ControlHyper.canon_eta_g``).
@@ -101,19 +101,16 @@ def drift(weights: Array, X: Array) -> Array:
 def _oracle(env: CanonBatchEnv, X: Array, rngs: Sequence[np.random.Generator], M: int, b: int) -> Array:
     """∇f_i(x_i; B) of every stacked client: ``primitives.mean_oracle`` with each run's own draws.
 
-    The run alone sums b queries G_1 + G_2 + … and divides by b when b > 1; query q's noise is drawn from
-    each run's generator in turn (the runs' generators are independent, so each sees the order it sees
-    alone).  The exact part ∇F_m(x_i) is the same bits at every query: computed once.
+    The run alone sums b queries G_1 + G_2 + … and divides by b when b > 1; query q's draws (noise or
+    rows) come from each run's generator in turn (the runs' generators are independent, so each sees the
+    order it sees alone; ``batched_dual.stacked_grads``).  The exact part ∇F_m(x_i) of the exact and
+    Gaussian oracles is the same bits at every query: computed once.
     """
-    exact = env.kernel.grads(X)
     oracle = env.oracle
-    noisy = type(oracle) is GaussianOracle and oracle.sigma != 0
-    scale = oracle.sigma / np.sqrt(X.shape[1]) if noisy else 0.0
+    exact = None if type(oracle) is MinibatchOracle else env.kernel.grads(X)
 
     def query() -> Array:
-        if not noisy:
-            return exact
-        return exact + np.concatenate([g.standard_normal((M, X.shape[1])) for g in rngs]) * scale
+        return stacked_grads(env.kernel, oracle, X, rngs, M, exact)
 
     G = query()
     for _ in range(b - 1):

@@ -13,7 +13,7 @@ stays one call per run, the very call ``primitives.dual_local`` makes on that ru
 A map with a weight t is called once per distinct t over the rows of the runs sharing it (the maps act
 row by row), so each run's numbers are those of the step-by-step schedule run alone, bit for bit
 (``tests/solvers/test_run_batch.py``).  The Gaussian oracle draws each run's noise from that run's
-own generator, in the order the run alone draws it.
+own generator, in the order the run alone draws it; so does the minibatch oracle its rows.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numpy as np
 
 from fcocheck.solvers.algorithms.base import BatchLog, Counts
 from fcocheck.solvers.kernels import Kernel
-from fcocheck.solvers.oracles import GaussianOracle, Oracle
+from fcocheck.solvers.oracles import GaussianOracle, MinibatchOracle, Oracle
 
 Array = np.ndarray
 CompositeFn = Callable[[Array, Any], Array]
@@ -53,7 +53,7 @@ class BatchEnv(NamedTuple):
         weights: p̃ of each run's clients, ``(B, M)`` (``primitives.client_weights`` over all clients).
         composite: (z, t) ↦ ∇(h + tψ)*(z), the runs' common map.
         h: the runs' common mirror map.
-        oracle: the runs' common oracle (exact or Gaussian).
+        oracle: the runs' common oracle (exact, Gaussian or minibatch).
         d: the model coordinates a primal card's densities count (``problem.d``).
         record_steps: each run's log also holds ``primitives.dual_local``'s per-step arrays (dual cards).
         weightless: the map is the same for every t ≠ 0 (an indicator ψ with the Euclidean h: Π_C), so
@@ -120,10 +120,19 @@ def same_nonzero(ts: Sequence[float]) -> list[float]:
     return [t if t == 0.0 else first for t in ts]
 
 
-def stacked_grads(kernel: Kernel, oracle: Oracle, W: Array, rngs: Sequence[np.random.Generator], M: int
-                  ) -> Array:
-    """Every stacked client's oracle answer: ``GaussianOracle.grads`` with each run's own draw."""
-    G = kernel.grads(W)
+def stacked_grads(kernel: Kernel, oracle: Oracle, W: Array, rngs: Sequence[np.random.Generator], M: int,
+                  exact: Array | None = None) -> Array:
+    """Every stacked client's oracle answer, run i's draws from its own generator ``rngs[i]``.
+
+    The exact gradient; ``GaussianOracle.grads``' noise added to it (``exact``: that gradient when the
+    caller already holds it); ``MinibatchOracle.grads``' rows (``MinibatchOracle.rows``), drawn run by run
+    as each run draws them alone, then every client's mean over its rows in one ``grads_rows`` call.  A
+    batch's clients hold n rows each (stacked data have equal sizes), so run i's sizes are M copies of n.
+    """
+    if type(oracle) is MinibatchOracle:
+        sizes = np.repeat(kernel.problem.n[:1], M)
+        return kernel.grads_rows(W, np.concatenate([oracle.rows(sizes, g) for g in rngs]))
+    G = kernel.grads(W) if exact is None else exact
     if type(oracle) is GaussianOracle and oracle.sigma != 0:
         noise = np.concatenate([g.standard_normal((M, W.shape[1])) for g in rngs])
         G = G + noise * (oracle.sigma / np.sqrt(W.shape[1]))

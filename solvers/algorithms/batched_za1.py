@@ -58,7 +58,7 @@ class ZA1BatchEnv(NamedTuple):
         kernel: the gradient kernel over the B·M stacked clients (``batched_dual.stacked_kernel``).
         weights: p̃ of each run's clients, ``(B, M)``.
         psi: the runs' common regulariser.
-        oracle: the runs' common oracle (exact or Gaussian).
+        oracle: the runs' common oracle (exact, Gaussian or minibatch).
         eta: each row's η, ``(B·M, 1)``.
 
     """

@@ -21,10 +21,12 @@ step-by-step schedule's arrays, run by run.  So each trace holds the same bits a
 (``tests/solvers/test_run_batch*.py``); only ``meta["seconds"]`` differs (the batch's wall time shared
 equally among its runs).
 
-A run the batched round does not cover (``batch_key`` is None: another method, FedCanon or ZA1 with
-P < M, a minibatch oracle, a kernel whose rounds run compiled or client-major alone, per-step records of
-clients other than quadratics, of FedCanon or of ZA1) runs alone through ``run``, as does a run with no
-partner of its key: never an error.
+Every oracle batches — exact, Gaussian (each run's noise from its own stream) and minibatch (each run's
+rows from its own stream): ``batched_dual.stacked_grads``.  A run the batched round does not cover
+(``batch_key`` is None: another method, FedCanon or ZA1 with P < M, a kernel of the loop strategy (large
+client blocks), one whose rounds run compiled or client-major alone, per-step records of clients other
+than quadratics, of FedCanon or of ZA1) runs alone through ``run``, as does a run with no partner of its
+key: never an error.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ from fcocheck.solvers.engine.sampler import sample_clients
 from fcocheck.solvers.engine.trace import COMPLETED, DIVERGED, INTERRUPTED, Trace
 from fcocheck.solvers.kernels import Kernel
 from fcocheck.solvers.mirror_maps import Euclidean
-from fcocheck.solvers.oracles import GaussianOracle, Oracle
+from fcocheck.solvers.oracles import GaussianOracle, MinibatchOracle, Oracle
 from fcocheck.solvers.problem import Problem
 
 Array = np.ndarray
@@ -106,16 +108,16 @@ def batched_method(algorithm: Algorithm) -> bool:
 def batch_key(s: Setup, problem: Problem) -> tuple | None:
     """What runs must share to advance together, or None when ``run`` alone must take this one.
 
-    Covered: a dual card whose server transforms are all ``Scale`` (FedDualAvg, FedDualAvg-OSP), every
-    client or P of them each round (the key holds P), the exact or Gaussian oracle, and a batched kernel
-    over dense float64 arrays (quadratics, or stacked samples) on which the run alone takes the
-    step-by-step schedule (neither the compiled pass nor the client-major one); per-step records on
-    quadratic clients only (the case tested bit for bit: a step's Σ_m p̃_m g^m reads the gradient rows,
-    whose layout is the loss kernel's).  FedCanon (``algorithms.batched_canon``) on the same terms with
-    every client, per-round records only, its key adding the oracle queries per step b (its local steps
-    never run compiled nor client-major alone); ZA1 (``algorithms.batched_za1``) likewise.  A primal card
-    (``batched_primal.primal_card``) on the dual cards' terms, per-round records only; its compiled pass
-    is asked as ``primal_round`` asks it, with (the step's map, η_c).
+    Covered: a dual card whose server transforms are all ``Scale`` (FedDualAvg, FedDualAvg-OSP), every client
+    or P of them each round (the key holds P), the exact, Gaussian or minibatch oracle (its spec in the key:
+    σ, b), and a batched kernel over dense float64 arrays (quadratics, or stacked samples) on which the run
+    alone takes the step-by-step schedule (neither the compiled pass nor the client-major one); per-step
+    records on quadratic clients only (the case tested bit for bit: a step's Σ_m p̃_m g^m reads the gradient
+    rows, whose layout is the loss kernel's).  FedCanon (``algorithms.batched_canon``) on the same terms with
+    every client, per-round records only, its key adding the oracle queries per step b (its local steps never
+    run compiled nor client-major alone); ZA1 (``algorithms.batched_za1``) likewise.  A primal card
+    (``batched_primal.primal_card``) on the dual cards' terms, per-round records only; its compiled pass is
+    asked as ``primal_round`` asks it, with (the step's map, η_c).
     """
     alg, env = s.algorithm, s.env
     card = alg.card
@@ -124,7 +126,7 @@ def batch_key(s: Setup, problem: Problem) -> tuple | None:
     P = None if s.participation in (None, problem.M) else s.participation  # S_r of P < M clients
     if env.record_steps and problem.loss != "quadratic":
         return None
-    if type(env.oracle) not in (Oracle, GaussianOracle) or env.kernel.strategy != "batched":
+    if type(env.oracle) not in (Oracle, GaussianOracle, MinibatchOracle) or env.kernel.strategy != "batched":
         return None
     if problem.loss == "quadratic":
         data: tuple = (problem.Q.shape,)

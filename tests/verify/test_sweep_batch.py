@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fcocheck.verify.sweep import Store, grid, run_sweep
+import pytest
+
+from fcocheck.verify.sweep import Store, grid, run_sweep, task
 from fcocheck.verify.sweep.batching import batches
 from fcocheck.verify.sweep.executors import Serial
 from fcocheck.verify.sweep.task import execute
@@ -45,7 +47,7 @@ def test_feddualavg_configurations_are_grouped_the_others_alone():
     assert len(sampled) == 2 and all(c.participation == 2 for g in sampled for c in g)
     minibatch = grid({**BASE, "oracle": "minibatch:2", "problem": {"generator": "ridge", "params": {}}},
                      {"problem.seed": [0, 1]}, seeds=[0, 1])
-    assert [len(g) for g in batches(minibatch)] == [1] * 4  # not covered: each alone
+    assert [len(g) for g in batches(minibatch)] == [4]  # minibatch runs batch too
 
 
 def test_a_batched_sweep_stores_what_each_run_alone_stores(tmp_path):
@@ -53,6 +55,22 @@ def test_a_batched_sweep_stores_what_each_run_alone_stores(tmp_path):
     with Store(tmp_path / "batched.sqlite") as st:
         summary = run_sweep(cfgs, st, Serial(), progress=False)
     assert summary.executed["diverged"] > 0 and summary.executed["completed"] > 0
+    with Store(tmp_path / "alone.sqlite") as st:
+        for c in cfgs:
+            assert st.put(execute(c), code_version())
+    assert rows(tmp_path / "batched.sqlite") == rows(tmp_path / "alone.sqlite")
+
+
+def test_a_batched_minibatch_sweep_stores_what_each_run_alone_stores(tmp_path, monkeypatch):
+    """FedDualAvg with minibatch:2 on ridge clients: three draws × two steps × two seeds in one batch."""
+    ridge = {"generator": "ridge", "params": {"clients": 4}}
+    cfgs = grid({**BASE, "oracle": "minibatch:2", "problem": ridge},
+                {"problem.seed": [0, 1, 2], "hp.eta_c": [0.01, 0.02]}, seeds=[0, 1])
+    assert [len(g) for g in batches(cfgs)] == [12]
+    with monkeypatch.context() as m, Store(tmp_path / "batched.sqlite") as st:
+        m.setattr(task, "execute", lambda *a: pytest.fail("the batch fell back to runs alone"))
+        summary = run_sweep(cfgs, st, Serial(), progress=False)
+    assert summary.executed["completed"] == 12
     with Store(tmp_path / "alone.sqlite") as st:
         for c in cfgs:
             assert st.put(execute(c), code_version())

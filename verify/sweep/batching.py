@@ -2,7 +2,7 @@
 
 Configurations whose method the batched round covers (``engine.batch.batched_method``: the dual cards
 FedDualAvg and FedDualAvg-OSP, the primal cards FedAvg, FedMiD and their variants, FedCanon) and that agree
-in everything ``run_batch`` holds common — algorithm, R, oracle (exact or Gaussian), ``metrics_every``,
+in everything ``run_batch`` holds common — algorithm, R, oracle, ``metrics_every``,
 clients per round, per-round records — and in their instance
 generator and its parameters other than the seed (so that their instances have the same shapes) form
 one group; each group is cut into batches of at most ``MAX_BATCH`` runs, and into at least one batch
@@ -33,7 +33,7 @@ def group_key(config: RunConfig) -> tuple | None:
         alg = algorithms.get(config.algorithm)
     except FcocheckError:
         return None
-    if not batched_method(alg) or config.record != "round" or config.oracle.startswith("minibatch"):
+    if not batched_method(alg) or config.record != "round":
         return None
     spec = config.problem.as_dict()
     params = {k: v for k, v in (spec.get("params") or {}).items() if k != "seed"}
