@@ -11,6 +11,7 @@ import base64
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from fcocheck.reports.cli import main
@@ -34,7 +35,9 @@ def test_every_run_diverging_is_a_result_not_a_crash(tmp_path, monkeypatch):
     import importlib
 
     engine = importlib.import_module("fcocheck.solvers.engine.run")  # the module, not the function it exports
-    monkeypatch.setattr(engine, "diverged", lambda log, scale: True)
+    batch = importlib.import_module("fcocheck.solvers.engine.batch")
+    monkeypatch.setattr(engine, "diverged", lambda log, scale: True)  # runs alone
+    monkeypatch.setattr(batch, "diverged_rows", lambda W, Z, scales: np.ones(len(W), dtype=bool))  # batched
     code, data = _report(tmp_path)
     reps = {r["name"]: r["status"] for r in data["reproductions"]}
     # fco-curse declares that it consumes fco-fig3's tuned steps: the plan adds fco-fig3 before it
