@@ -28,7 +28,8 @@ def store(tmp_path):
 def test_one_line_per_configuration_over_its_seeds(store, tmp_path, capsys):
     assert main(["plot", "--store", str(store), "--metric", "gap_avg", "--out", str(tmp_path / "p")]) == 0
     assert "4 line(s) from 12 run(s)" in capsys.readouterr().out
-    assert sorted(p.name for p in (tmp_path / "p").iterdir()) == ["plot-gap_avg.png", "plot-gap_avg.svg"]
+    assert sorted(p.name for p in (tmp_path / "p").iterdir()) == [".plot-gap_avg.drawn", "plot-gap_avg.png",
+                                                                 "plot-gap_avg.svg"]  # and the key drawn from
     with Store(store) as st:
         chosen = select(st.runs(), {"algorithm": "fedmid"})
     assert len(chosen) == 6

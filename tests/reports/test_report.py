@@ -299,3 +299,19 @@ def test_the_gallery_has_one_page_per_theorem_with_the_reports_verdicts(report):
         for name in data["tightness"]:  # its worst cases (named THEOREM or THEOREM/METHOD), no other's
             shown = f'data-tightness="{name}"' in page_file.read_text(encoding="utf-8")
             assert shown == (name.split("/")[0] == t["name"]), (t["name"], name)
+
+
+def test_a_rerun_into_the_same_output_draws_no_figure_again(report, monkeypatch):
+    """The report's figures are reused from its own output (their keys match): none is drawn, none changes."""
+    import shutil
+
+    from fcocheck.reports import draw
+
+    shutil.copytree(report / "r", report / "r3")
+    monkeypatch.setattr(draw, "layout", lambda fig: pytest.fail(f"{fig.stem} drawn again"))
+    assert main(["report", "--quick", "--out", str(report / "r3"), "--store", str(report / "s.sqlite"),
+                 *ARGS]) == 0
+    old, new = report / "r" / "figures", report / "r3" / "figures"
+    figures = sorted(p.name for p in old.glob("*.*g"))
+    assert figures and figures == sorted(p.name for p in new.glob("*.*g"))
+    assert all((new / name).read_bytes() == (old / name).read_bytes() for name in figures)
