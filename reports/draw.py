@@ -2,23 +2,17 @@
 
 Matplotlib runs headless (Agg); SVG text is kept as text and the SVG carries no creation date, so
 the same data draws the same file.  So a figure already on disk is not drawn again: beside
-``<stem>.png`` and ``<stem>.svg`` the key they were drawn from is kept in ``.<stem>.drawn`` —
-SHA-256 over this module's source, matplotlib's version and the figure's data (every float exactly)
-— and a figure whose key matches, both files regular, is reused (a report rerun on its own output
-redraws nothing: two thirds of its CPU were the figures).
+``<stem>.png`` and ``<stem>.svg`` the key file ``.<stem>.drawn`` holds the key they were drawn from
+(``reports.figure_key``: this module's source, the libraries' versions, the rc settings and the figure's
+data, every value exactly) and the digests of both files; a figure whose key and files still match is
+reused (a report rerun on its own output redraws nothing: two thirds of its CPU were the figures).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
-import json
 import math
-import stat
 import textwrap
-from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import matplotlib
 
@@ -27,6 +21,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.ticker import Formatter, FuncFormatter, LogLocator  # noqa: E402
 
+from fcocheck.reports.figure_key import figure_key, key_text, reusable  # noqa: E402
 from fcocheck.reports.plotdata import Figure, Line, Panel  # noqa: E402
 from fcocheck.solvers.files import Writer, safe_stem
 
@@ -207,50 +202,6 @@ def layout(fig: Figure) -> plt.Figure:
     return f
 
 
-@lru_cache(maxsize=1)
-def _renderer() -> bytes:
-    """What decides a figure's bytes besides its data: this module's source and matplotlib's version."""
-    return Path(__file__).read_bytes() + b"\0" + matplotlib.__version__.encode()
-
-
-def _plain(x: Any) -> Any:
-    """A NumPy value as JSON data, exactly (dtype, shape, every element); anything else is refused."""
-    if isinstance(x, np.ndarray):
-        return {"ndarray": x.dtype.str, "shape": list(x.shape), "data": x.ravel().tolist()}
-    if isinstance(x, np.generic):
-        return {"numpy": x.dtype.str, "value": x.item()}
-    raise TypeError(f"{type(x).__name__} in a figure's data")
-
-
-def figure_key(fig: Figure) -> str | None:
-    """SHA-256 of the renderer and of ``fig``'s data (floats by their shortest exact repr), or None.
-
-    None when the data hold a value other than JSON's, NumPy's or the figure's own dataclasses: such a
-    figure is always drawn.
-    """
-    try:
-        data = json.dumps(dataclasses.asdict(fig), sort_keys=True, default=_plain)
-    except (TypeError, ValueError):
-        return None
-    return hashlib.sha256(_renderer() + b"\0" + data.encode()).hexdigest()
-
-
-def _drawn(writer: Writer, names: tuple[str, str, str], key: str) -> bool:
-    """Whether both files and the key file are regular files and the key file holds ``key``.
-
-    The files are looked up as ``Writer`` would write them (a link raises ``UnsafePathError``, as the
-    drawing would).
-    """
-    paths = [writer.path(n, make_dirs=False) for n in names]
-    try:
-        if not all(stat.S_ISREG(p.lstat().st_mode) for p in paths):
-            return False
-        with open(paths[2], "rb") as fh:
-            return fh.read(len(key) + 1) == key.encode()
-    except OSError:  # missing (or unreadable): draw it
-        return False
-
-
 def draw(fig: Figure, out: Path) -> tuple[Path, Path]:
     """Write ``out/<stem>.png`` and ``out/<stem>.svg`` unless already drawn from this data; returns both.
 
@@ -263,9 +214,9 @@ def draw(fig: Figure, out: Path) -> tuple[Path, Path]:
     writer = Writer(out)
     names = (f"{stem}.png", f"{stem}.svg", f".{stem}.drawn")
     key = figure_key(fig)
-    if key is not None and _drawn(writer, names, key):
+    png, svg, stale = (writer.path(n, make_dirs=False) for n in names)  # a link raises, as writing would
+    if key is not None and reusable(png, svg, stale, key):
         return out / names[0], out / names[1]
-    stale = writer.path(names[2])
     if stale.exists():
         stale.unlink()
     f = layout(fig)
@@ -277,5 +228,5 @@ def draw(fig: Figure, out: Path) -> tuple[Path, Path]:
     finally:
         plt.close(f)
     if key is not None:
-        writer.write_text(names[2], key)
+        writer.write_text(names[2], key_text(key, writer.path(names[0]), writer.path(names[1])))
     return out / names[0], out / names[1]

@@ -18,7 +18,8 @@ prox_{η_g ψ} acts row by row, so it is called once per distinct η_g over the 
 ∇f_i(·; B) averages b oracle queries; the Gaussian oracle draws each query's noise, the minibatch oracle
 each query's rows, from each run's own generator, in the order the run alone draws them (the exact
 gradients are the same bits at every query, so they are computed once per step).  Each run's numbers are
-therefore those of ``fedcanon_round`` run alone, bit for bit (``tests/solvers/test_run_batch_canon.py``).
+therefore those of ``fedcanon_round`` run alone, bit for bit (``tests/solvers/test_run_batch_canon.py``,
+``test_run_batch_minibatch.py``).
 """
 
 from __future__ import annotations
@@ -143,10 +144,11 @@ def canon_round(state: CanonBatchState, env: CanonBatchEnv, rngs: Sequence[np.ra
     dim = state.w.shape[1]
     K, b = hps[0].local_steps, hps[0].b
     start = np.repeat(state.w, M, axis=0)  # x_i^{t,0} = x^t (7a)
-    # The run alone queries x^t broadcast to its clients as a column-major (M, dim) copy, and a kernel's
-    # products over a column-major W take other last bits than over a row-major one: the stacked start
-    # column-major too (each row's products the run alone's).  Every later X is row-major, as alone.
-    X = np.asfortranarray(start)
+    # The run alone queries x^t broadcast to its clients as an order-K copy of the broadcast (M, dim): for
+    # M > 1 column-major, and a kernel's products over a column-major W take other last bits than over a
+    # row-major one, so the stacked start is column-major too; for M = 1 a contiguous row, as the stacked
+    # start's rows already are.  Every later X is row-major, as alone.
+    X = np.asfortranarray(start) if M > 1 else start
     gsum = np.zeros((B * M, dim))
     disc = np.zeros((B, K))
     for k in range(K):  # 7b: K corrected steps on every client of every run

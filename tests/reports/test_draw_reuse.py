@@ -1,19 +1,26 @@
-"""A figure already drawn from the same data is not drawn again (``reports.draw``'s key file).
+"""A figure already drawn from the same data is not drawn again (``reports.draw``, ``reports.figure_key``).
 
-What must redraw: data changed by one ulp, a file missing, a key file that does not match, another
-renderer (this module's source or matplotlib), data the key cannot hold exactly (always drawn, no key
-kept), a drawing cut short (its stale key is gone first, so the older data redraws too).  A link where a
-figure file or its key lies is refused, as the drawing refuses it.
+What must redraw: data changed by one ulp (or in type: −0.0, a dtype, a dict key's type, a tuple for a
+list, an array's mask or its last element), a file missing or rewritten by something else, a key file that
+does not match, another drawing code, library version or rc setting; data the key cannot hold exactly is
+always drawn (no key kept); a drawing cut short removes its stale key first, so the older data redraws
+too.  A link where a figure file or its key lies is refused, as the drawing refuses it.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
+import matplotlib
 import numpy as np
 import pytest
 
-from fcocheck.reports import draw
+from fcocheck.reports import draw, figure_key
 from fcocheck.reports.plotdata import Figure, Line, Panel
 from fcocheck.solvers.files import UnsafePathError
+
+key = figure_key.figure_key
 
 
 def _figure(y0: float = 1.0, data: dict | None = None) -> Figure:
@@ -46,7 +53,8 @@ def test_the_same_data_is_drawn_once(tmp_path, counted):
     first = _bytes(tmp_path)
     assert draw.draw(_figure(), tmp_path) == (tmp_path / "f.png", tmp_path / "f.svg")
     assert counted == ["f"] and _bytes(tmp_path) == first
-    assert (tmp_path / ".f.drawn").read_text() == draw.figure_key(_figure())
+    lines = (tmp_path / ".f.drawn").read_text().splitlines()
+    assert lines[0] == key(_figure()) and len(lines) == 3
 
 
 def test_what_must_redraw_redraws(tmp_path, counted, monkeypatch):
@@ -55,34 +63,73 @@ def test_what_must_redraw_redraws(tmp_path, counted, monkeypatch):
     assert len(counted) == 2
     draw.draw(_figure(), tmp_path)
     assert len(counted) == 3
-    (tmp_path / "f.svg").unlink()
-    draw.draw(_figure(), tmp_path)
-    assert len(counted) == 4 and (tmp_path / "f.svg").is_file()
-    (tmp_path / ".f.drawn").write_text("0" * 64)
-    draw.draw(_figure(), tmp_path)
+    for name in ("f.png", "f.svg"):
+        (tmp_path / name).unlink()
+        draw.draw(_figure(), tmp_path)
+        assert (tmp_path / name).is_file()
     assert len(counted) == 5
-    (tmp_path / ".f.drawn").write_text(draw.figure_key(_figure()) + "0")  # the key and more
+    good = (tmp_path / ".f.drawn").read_text()
+    for text in ("0" * 64 + good[64:], good + "\n", good[:64]):  # another key, one byte more, the key alone
+        (tmp_path / ".f.drawn").write_text(text)
+        draw.draw(_figure(), tmp_path)
+    assert len(counted) == 8
+    png = (tmp_path / "f.png").read_bytes()
+    (tmp_path / "f.png").write_bytes(png[:-1] + bytes([png[-1] ^ 1]))  # rewritten by something else
     draw.draw(_figure(), tmp_path)
-    assert len(counted) == 6
-    monkeypatch.setattr(draw, "_renderer", lambda: b"another renderer")
-    draw.draw(_figure(), tmp_path)
-    assert len(counted) == 7
+    assert len(counted) == 9 and (tmp_path / "f.png").read_bytes() == png
 
 
-def test_data_the_key_cannot_hold_is_always_drawn(tmp_path, counted):
-    fig = _figure(data={"odd": {1, 2}})  # a set: no exact JSON form
-    assert draw.figure_key(fig) is None
-    with pytest.raises(TypeError):  # what the key refuses, it refuses loudly inside
-        draw._plain({1, 2})
+def test_the_drawing_code_libraries_and_rc_settings_are_in_the_key(tmp_path, counted, monkeypatch):
+    base = key(_figure())
+    with monkeypatch.context() as m:
+        m.setattr(figure_key, "_SOURCE", figure_key._SOURCE + b"\n# an edit")
+        assert key(_figure()) != base
+    for module in (matplotlib, figure_key.PIL):
+        with monkeypatch.context() as m:
+            m.setattr(module, "__version__", module.__version__ + ".post1")
+            assert key(_figure()) != base
+    draw.draw(_figure(), tmp_path)
+    with matplotlib.rc_context({"axes.facecolor": "yellow"}):
+        assert key(_figure()) != base
+        draw.draw(_figure(), tmp_path)
+    assert counted == ["f", "f"] and key(_figure()) == base
+
+
+def test_another_process_computes_the_same_key():
+    code = ("from tests.reports.test_draw_reuse import _figure, key; print(key(_figure()))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == key(_figure())
+
+
+def test_the_data_are_keyed_exactly_with_their_types():
+    def k(data):
+        return key(_figure(data=data))
+
+    pairs = [({"a": 0.0}, {"a": -0.0}), ({1: 0.5}, {"1": 0.5}), ({"a": (1.0,)}, {"a": [1.0]}),
+             ({"a": np.array([0.5])}, {"a": np.array([0.5], np.float32)}),
+             ({"a": np.zeros(2)}, {"a": np.zeros(2, np.int64)}),  # the same 16 bytes
+             ({"a": np.zeros(4)}, {"a": np.zeros((2, 2))}), ({"a": np.float64(1)}, {"a": np.int64(1)}),
+             ({"a": np.ma.masked_array([1.0, 2.0], [False, True])}, {"a": np.array([1.0, 2.0])}),
+             ({"a": None}, {"a": "None"}), ({"a": True}, {"a": 1})]
+    late = np.arange(2000.0)
+    late[-1] = np.nextafter(late[-1], 0.0)
+    pairs.append(({"a": np.arange(2000.0)}, {"a": late}))  # every element, not a summary
+    for a, b in pairs:
+        assert k(a) is not None and k(b) is not None and k(a) != k(b), (a, b)
+    assert k({"a": float("nan")}) == k({"a": float("nan")})
+
+
+def test_data_the_key_cannot_hold_is_always_drawn(tmp_path, counted, monkeypatch):
+    cyclic: list = []
+    cyclic.append(cyclic)
+    for odd in ({1, 2}, np.array([object()]), object(), cyclic):
+        assert key(_figure(data={"odd": odd})) is None
+    fig = _figure(data={"odd": {1, 2}})  # a set: no exact form (the line panel does not read it)
     for _ in range(2):
         draw.draw(fig, tmp_path)
     assert counted == ["f", "f"] and not (tmp_path / ".f.drawn").exists()
-    assert draw.figure_key(_figure(data={"a": np.arange(3.0), "s": np.float64(0.5)})) is not None
-    key = draw.figure_key
-    assert key(_figure(data={"a": np.array([0.5])})) != key(_figure(data={"a": np.array([0.5], np.float32)}))
-    late = np.arange(2000.0)
-    late[-1] = np.nextafter(late[-1], 0.0)
-    assert key(_figure(data={"a": np.arange(2000.0)})) != key(_figure(data={"a": late}))  # every element
+    monkeypatch.setattr(figure_key, "_SOURCE", None)  # no source to key the drawing code with
+    assert key(_figure()) is None
 
 
 def test_a_drawing_cut_short_leaves_no_key(tmp_path, monkeypatch, counted):

@@ -83,3 +83,18 @@ def test_fedcanon_not_covered_runs_alone(canon_quad):
     want = [run("fedcanon", p, hp, 5, seed=s, reference=r, record="step")
             for p, s, r in zip(problems, [0, 1, 2], refs, strict=True)]
     assert all_differences(got, want) == [[]] * 3
+
+
+@pytest.mark.parametrize(("cls", "oracle"), [("quadratics", "exact"), ("quadratics", "gaussian:0.5"),
+                                            *[("constrained-logistic", o)
+                                              for o in ("exact", "gaussian:0.5", "minibatch:2")]])
+def test_fedcanon_one_client_same_bits(cls, oracle):
+    """M = 1: the run alone's start is one contiguous row (not column-major); the batch's rows the same."""
+    params = ({"clients": 1, "d": 6, "zeta": 1.0, "lam": 0.01} if cls == "quadratics"
+              else {"clients": 1, "samples": 12, "d": 5, "ball": "l2", "radius": 2.0})
+    problems = [generate(cls, seed=s, **params) for s in range(3)]
+    refs = [reference_solve(p) for p in problems]
+    hps = [{"eta_l": 0.05 * (i + 1), "local_steps": 3, "b": 3} for i in range(3)]
+    got = together("fedcanon", problems, hps, [0, 1, 2], refs, oracle, ROUNDS)
+    want = alone("fedcanon", problems, hps, [0, 1, 2], refs, oracle, ROUNDS)
+    assert all_differences(got, want) == [[]] * 3

@@ -28,6 +28,8 @@ from tests.solvers.batch_bits import CLASSES, all_differences, alone, instances,
 ROUNDS = 8
 #: a small LASSO (squares loss: the compiled batched sums) beside the classes of ``batch_bits``
 CLASSES.setdefault("lasso-small", partial(generate, "lasso-paper", clients=4, samples=6, d=5, nnz=2))
+#: Cauchy clients with an MCP penalty (FedCanon Fig. 1's class, small)
+CLASSES.setdefault("cauchy-small", partial(generate, "robust-penalized", clients=4, samples=8, d=5))
 
 #: method, its step's name, a step value each of its runs can take on every class here
 METHODS = [
@@ -57,6 +59,16 @@ def test_same_bits_as_alone(method, step, value, cls, oracle):
     assert all_differences(got, want) == [[]] * 4
     assert all(t.status == "completed" and t.meta["random"] for t in got)
     assert got[0].arrays["server_w"].tobytes() != got[3].arrays["server_w"].tobytes()  # seed 0 ≠ seed 7
+
+
+@pytest.mark.parametrize("b", [1, 4])
+def test_fedcanon_on_cauchy_clients_same_bits(b):
+    """FedCanon Fig. 1's class: Cauchy loss (the einsums), MCP ψ, minibatch:8, b queries a step."""
+    problems, refs = twice_first(*instances("cauchy-small"))
+    hps = _hps("eta_l", 0.05, {"b": b})
+    got = together("fedcanon", problems, hps, [0, 1, 2, 7], refs, "minibatch:8", ROUNDS)
+    want = alone("fedcanon", problems, hps, [0, 1, 2, 7], refs, "minibatch:8", ROUNDS)
+    assert all_differences(got, want) == [[]] * 4
 
 
 @pytest.mark.parametrize("method", ["feddualavg", "fedmid", "fedavg"])

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from fcocheck.solvers.engine import batch as engine_batch
 from fcocheck.verify.sweep import Store, grid, run_sweep, task
 from fcocheck.verify.sweep.batching import batches
 from fcocheck.verify.sweep.executors import Serial
@@ -69,6 +70,7 @@ def test_a_batched_minibatch_sweep_stores_what_each_run_alone_stores(tmp_path, m
     assert [len(g) for g in batches(cfgs)] == [12]
     with monkeypatch.context() as m, Store(tmp_path / "batched.sqlite") as st:
         m.setattr(task, "execute", lambda *a: pytest.fail("the batch fell back to runs alone"))
+        m.setattr(engine_batch, "run", lambda *a, **k: pytest.fail("run_batch ran a run alone"))
         summary = run_sweep(cfgs, st, Serial(), progress=False)
     assert summary.executed["completed"] == 12
     with Store(tmp_path / "alone.sqlite") as st:
