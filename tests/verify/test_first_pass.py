@@ -62,6 +62,8 @@ def test_a_second_session_reuses_what_the_first_pass_stored(tmp_path):
         _, summary = again.summaries[-1]
         assert summary.reused == len(cfgs) and not summary.executed
         assert again.jobs_reused == {"kind": 3} and again.jobs_run == {}
+        again.job_batches([("kind", "quick", 0, _jobs())])  # the same jobs asked for again (as the report's
+        assert again.jobs_reused == {"kind": 3}  # worst cases are): each counted once, not 6
 
 
 def test_metrics_every_is_validated_and_keyed_only_when_not_one():

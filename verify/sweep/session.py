@@ -102,6 +102,7 @@ class Session:
         self.jobs_run: dict[str, int] = {}
         self.jobs_reused: dict[str, int] = {}
         self._ran_jobs: set[tuple[str, str, str, int]] = set()  # executed by this session, not reused
+        self._counted: set[tuple[str, str, str, int]] = set()  # counted as reused (each job once)
         self._ran_ahead: set[str] = set()  # run keys executed ahead by ``job_batches``
 
     def runs(self, configs: Sequence[RunConfig], label: str) -> list[StoredRun]:
@@ -167,8 +168,10 @@ class Session:
                     todo.append(job)
                 else:
                     outs[i][job.name] = got
-            ran_here = sum((kind, name, mode, seed) in self._ran_jobs for name in outs[i])
-            self.jobs_reused[kind] = self.jobs_reused.get(kind, 0) + len(outs[i]) - ran_here
+            # reused: stored before this session, counted once however often it is asked for
+            fresh = {(kind, name, mode, seed) for name in outs[i]} - self._ran_jobs - self._counted
+            self._counted |= fresh
+            self.jobs_reused[kind] = self.jobs_reused.get(kind, 0) + len(fresh)
         total = sum(len(b[3]) for b in batches) + len(runs)
         label = "+".join(dict.fromkeys([b[0] for b in batches] + (["runs"] if runs else [])))
         bar = Progress(total, label, self.progress, initial=total - len(todo) - len(todo_runs), unit="job",
