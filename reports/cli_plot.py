@@ -4,12 +4,15 @@ The runs are read from the results store (the current code's by default), filter
 FIELD=VALUE`` on the flattened configuration (``algorithm``, ``hp.eta_c``, ``problem``,
 ``problem.zeta`` …, as ``fcocheck store export`` names the columns) and grouped by every field but
 the seed; each group is one line, the median over its seeds with the 10–90% band.  The figure is
-drawn like the report's (``plot-METRIC.png`` and ``.svg`` in ``--out``).
+drawn like the report's (``plot-METRIC.png`` and ``.svg`` in ``--out``; with ``--where``, the filters
+join the name — ``plot_stem`` — so plots of different selections in one folder do not overwrite each
+other).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -17,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from fcocheck.reports.cli_common import UsageError, check_writable
+from fcocheck.solvers.files import plain_name
 from fcocheck.verify.sweep.store import Store, StoreError, flat_config
 
 
@@ -32,6 +36,25 @@ def parse_where(items: list[str]) -> dict[str, Any]:
         except json.JSONDecodeError:
             out[name] = text
     return out
+
+
+#: the longest stem a figure may have (``solvers.files.safe_stem``)
+MAX_STEM = 151
+
+
+def plot_stem(metric: str, where: dict[str, Any]) -> str:
+    """``plot-METRIC``, then each filter ``FIELD=VALUE`` (sorted), as one plain file name.
+
+    Text values as given, other values as JSON.  A name longer than ``MAX_STEM`` keeps its first
+    characters and ends in a digest of the whole name, so two long selections still get two names.
+    """
+    filters = (f"{k}={v if isinstance(v, str) else json.dumps(v, sort_keys=True)}"
+               for k, v in sorted(where.items()))
+    name = plain_name(f"plot-{metric}", *filters)
+    if len(name) <= MAX_STEM:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:12]
+    return f"{name[:MAX_STEM - 13]}-{digest}"
 
 
 def select(runs: list[dict[str, Any]], where: dict[str, Any]) -> list[tuple[dict[str, Any], dict]]:
@@ -87,8 +110,10 @@ def cmd_plot(args: argparse.Namespace) -> int:
         raise UsageError(f"--metric {args.metric!r} is not recorded by the selected runs; the rule is one "
                          f"of {known}")
     logy = all(np.nanmin(np.asarray(line.median, dtype=float), initial=np.inf) > 0 for line in lines)
-    fig = Figure(f"plot-{args.metric}", args.metric,
-                 [Panel(f"{args.metric} ({len(chosen)} runs)", "round", args.metric, lines, logy=logy)],
+    chosen_by = "; ".join(f"{k} = {v}" for k, v in sorted(where.items()))
+    title = f"{args.metric} ({len(chosen)} runs{'; ' + chosen_by if chosen_by else ''})"
+    fig = Figure(plot_stem(args.metric, where), args.metric,
+                 [Panel(title, "round", args.metric, lines, logy=logy)],
                  caption="median over seeds with the 10–90% band")
     png, svg = draw(fig, out)
     print(f"wrote {png} and {svg}: {len(lines)} line(s) from {len(chosen)} run(s)")

@@ -73,3 +73,25 @@ def test_the_store_as_a_data_frame(store):
         n = len(list(rows))
     assert list(frame.columns) == header and len(frame) == n == 12 * 9  # 12 runs × rounds 0…8
     assert set(frame["algorithm"]) == {"feddualavg", "fedmid"}
+
+
+def test_two_selections_plotted_into_one_folder_keep_two_files(store, tmp_path, capsys):
+    """The filters join the file name; without one it stays ``plot-METRIC`` (what the docs name)."""
+    out = tmp_path / "p"
+    for where in ("algorithm=fedmid", "algorithm=feddualavg"):
+        args = ["plot", "--store", str(store), "--metric", "gap_avg", "--where", where, "--out", str(out)]
+        assert main(args) == 0
+    names = sorted(p.name for p in out.glob("*.png"))
+    assert names == ["plot-gap_avg__algorithm=feddualavg.png", "plot-gap_avg__algorithm=fedmid.png"]
+    assert (out / names[0]).read_bytes() != (out / names[1]).read_bytes()
+
+
+def test_a_long_selection_gets_a_bounded_name_that_still_tells_two_apart():
+    from fcocheck.reports.cli_plot import MAX_STEM, plot_stem
+    from fcocheck.solvers.files import safe_stem
+
+    assert plot_stem("gap_avg", {}) == "plot-gap_avg"
+    a, b = (plot_stem("gap_avg", {"problem": "x" * 300 + end}) for end in "ab")
+    assert a != b and len(a) == len(b) == MAX_STEM and safe_stem(a) == a
+    assert plot_stem("m", {"hp.eta_c": 0.1, "algorithm": "fedmid"}) == plot_stem(
+        "m", {"algorithm": "fedmid", "hp.eta_c": 0.1})  # the filters' order does not matter
