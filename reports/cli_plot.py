@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from fcocheck.reports.cli_common import UsageError, check_writable
-from fcocheck.solvers.files import plain_name
+from fcocheck.solvers.files import MAX_STEM, plain_name
 from fcocheck.verify.sweep.store import Store, StoreError, flat_config
 
 
@@ -36,10 +36,6 @@ def parse_where(items: list[str]) -> dict[str, Any]:
         except json.JSONDecodeError:
             out[name] = text
     return out
-
-
-#: the longest stem a figure may have (``solvers.files.safe_stem``)
-MAX_STEM = 151
 
 
 def plot_stem(metric: str, where: dict[str, Any]) -> str:

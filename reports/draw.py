@@ -2,10 +2,9 @@
 
 Matplotlib runs headless (Agg); SVG text is kept as text and the SVG carries no creation date, so
 the same data draws the same file.  So a figure already on disk is not drawn again: beside
-``<stem>.png`` and ``<stem>.svg`` the key file ``.<stem>.drawn`` holds the key they were drawn from
-(``reports.figure_key``: this module's source, the libraries' versions, the rc settings and the figure's
-data, every value exactly) and the digests of both files; a figure whose key and files still match is
-reused (a report rerun on its own output redraws nothing: two thirds of its CPU were the figures).
+``<stem>.png`` and ``<stem>.svg`` the key file ``.<stem>.drawn`` vouches for what they were drawn from
+(``reports.figure_key`` says what the key holds); a figure whose key and files still match is reused
+(a report rerun on its own output redraws nothing: two thirds of its CPU were the figures).
 """
 
 from __future__ import annotations
@@ -228,5 +227,5 @@ def draw(fig: Figure, out: Path) -> tuple[Path, Path]:
     finally:
         plt.close(f)
     if key is not None:
-        writer.write_text(names[2], key_text(key, writer.path(names[0]), writer.path(names[1])))
+        writer.write_text(names[2], key_text(key, png, svg))
     return out / names[0], out / names[1]

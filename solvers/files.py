@@ -35,7 +35,9 @@ from fcocheck.solvers.errors import FcocheckError
 
 #: the characters of a plain file name (no separator, no scheme, nothing a shell or a URL reads)
 _CHARS = r"A-Za-z0-9_.+=\-"
-_STEM = re.compile(rf"[A-Za-z0-9_+=\-][{_CHARS}]{{0,150}}")
+#: the longest plain file name (a figure's stem; ``.png``, ``.svg`` and a hidden key file fit beside it)
+MAX_STEM = 151
+_STEM = re.compile(rf"[A-Za-z0-9_+=\-][{_CHARS}]{{0,{MAX_STEM - 1}}}")
 
 
 class UnsafePathError(FcocheckError):
@@ -50,7 +52,8 @@ def safe_stem(name: str) -> str:
     """``name`` if it is one safe file-name component (for names taken from stored data)."""
     if not isinstance(name, str) or not _STEM.fullmatch(name) or name in (".", ".."):
         raise UnsafePathError(f"file name {name!r} from stored data is not a plain file name; the rule is "
-                              "letters, digits, '.', '_', '-', '+', '=' (at most 151, not starting with '.')")
+                              f"letters, digits, '.', '_', '-', '+', '=' (at most {MAX_STEM}, not starting "
+                              "with '.')")
     return name
 
 

@@ -87,8 +87,11 @@ def test_two_selections_plotted_into_one_folder_keep_two_files(store, tmp_path, 
 
 
 def test_a_long_selection_gets_a_bounded_name_that_still_tells_two_apart():
-    from fcocheck.reports.cli_plot import MAX_STEM, plot_stem
-    from fcocheck.solvers.files import safe_stem
+    from fcocheck.reports.cli_plot import plot_stem
+    from fcocheck.solvers.files import MAX_STEM, UnsafePathError, safe_stem
+
+    with pytest.raises(UnsafePathError):
+        safe_stem("a" * (MAX_STEM + 1))  # the bound the names are cut to is the one file names obey
 
     assert plot_stem("gap_avg", {}) == "plot-gap_avg"
     a, b = (plot_stem("gap_avg", {"problem": "x" * 300 + end}) for end in "ab")
