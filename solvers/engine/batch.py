@@ -168,7 +168,7 @@ def run_batch(algorithm: str | Algorithm, problems: Sequence[Problem], hyperpara
               rounds: int, seeds: Sequence[int], oracle: str | Oracle = "exact",
               references: Sequence[Any] | None = None, metrics_every: int = 1,
               w0s: Sequence[Array | None] | None = None, record: str = "round",
-              participation: int | None = None) -> list[Trace]:
+              participation: int | None = None, run_alone: bool = True) -> list[Trace | None]:
     """Run i is ``run(algorithm, problems[i], hyperparameters[i], rounds, oracle, seeds[i])``, all at once.
 
     With ``reference=references[i]``, ``w0=w0s[i]``, ``metrics_every``, ``record`` and ``participation``.
@@ -186,9 +186,13 @@ def run_batch(algorithm: str | Algorithm, problems: Sequence[Problem], hyperpara
         w0s: one start point per run as ``run``'s ``w0`` (None: each problem's ``zero()``).
         record: ``round`` or ``step``, common (``run``'s).
         participation: clients per round P, common (``run``'s; each run draws its own S_r).
+        run_alone: run here, one after another, the runs no batch takes (``batch_groups``); False leaves
+            them to the caller (their traces are None) — a sweep hands each to its executor as its own
+            item, so a Ctrl-C never takes finished runs down with the batch they were computed in.
 
     Returns:
-        One trace per run, in order; each the bits ``run`` gives alone (``meta["seconds"]`` aside).
+        One trace per run, in order; each the bits ``run`` gives alone (``meta["seconds"]`` aside), or
+        None for a run left to the caller.
 
     Raises:
         FcocheckError: any invalid input (before any round runs).
@@ -207,9 +211,11 @@ def run_batch(algorithm: str | Algorithm, problems: Sequence[Problem], hyperpara
     setups = [prepare(algorithm, problems[i], hyperparameters[i], rounds, oracle, participation, record,
                       refs[i], w0s[i], "auto") for i in range(B)]
     batches, alone = batch_groups(setups, problems)
-    out = {i: run(algorithm, problems[i], hyperparameters[i], rounds=rounds, oracle=oracle, seed=seeds[i],
-                  record=record, reference=refs[i], w0=w0s[i], metrics_every=metrics_every,
-                  participation=participation) for i in alone}
+    out: dict[int, Trace | None] = {i: None for i in alone}
+    for i in alone if run_alone else ():
+        out[i] = run(algorithm, problems[i], hyperparameters[i], rounds=rounds, oracle=oracle, seed=seeds[i],
+                     record=record, reference=refs[i], w0=w0s[i], metrics_every=metrics_every,
+                     participation=participation)
     for idx in batches:
         traces = _run_group(name, [setups[i] for i in idx], [problems[i] for i in idx], rounds,
                             [seeds[i] for i in idx], metrics_every, record)

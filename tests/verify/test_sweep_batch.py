@@ -3,6 +3,7 @@ what executing each alone stores: the same rows, the same metrics bit for bit, d
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,8 @@ def test_feddualavg_configurations_are_grouped_the_others_alone():
     minibatch = grid({**BASE, "oracle": "minibatch:2", "problem": {"generator": "ridge", "params": {}}},
                      {"problem.seed": [0, 1]}, seeds=[0, 1])
     assert [len(g) for g in batches(minibatch)] == [4]  # minibatch runs batch too
+    steps = grid(BASE, {"hp.local_steps": [1, 2], "hp.eta_c": [0.1, 0.2]}, seeds=[0])  # K: in ``batch_key``
+    assert sorted([c.hp["local_steps"] for c in g] for g in batches(steps)) == [[1, 1], [2, 2]]
 
 
 def test_a_batched_sweep_stores_what_each_run_alone_stores(tmp_path):
@@ -77,3 +80,63 @@ def test_a_batched_minibatch_sweep_stores_what_each_run_alone_stores(tmp_path, m
         for c in cfgs:
             assert st.put(execute(c), code_version())
     assert rows(tmp_path / "batched.sqlite") == rows(tmp_path / "alone.sqlite")
+
+
+#: FedDualAvg on ridge clients with the exact oracle: ``batches`` groups them (same generator, R, oracle), but
+#: each run alone takes the compiled client-major pass, so ``run_batch`` batches none of them
+RIDGE = grid({**BASE, "problem": {"generator": "ridge", "params": {"clients": 4}}, "rounds": 5},
+             {"hp.eta_c": [0.01, 0.02, 0.03]}, seeds=[0, 1])
+
+
+class Recording(Serial):
+    """The serial executor, noting the configurations of every item it executes."""
+
+    def __init__(self) -> None:
+        self.items: list[list[str]] = []
+
+    def imap(self, fn, items, on_crash=None):
+        for item in items:
+            self.items.append([c.key for c in item])
+            yield item, fn(item)
+
+
+def test_runs_no_batch_takes_are_executed_each_as_its_own_item(tmp_path):
+    """Grouped by the sweep, refused by ``run_batch``: handed back, then one item each (a pool's workers share
+    them, and each is stored as soon as it finishes); the quadratics' group stays one item."""
+    quad = grid({**BASE, "rounds": 5}, {"hp.eta_c": [0.1, 0.2]}, seeds=[0, 1])
+    assert [len(g) for g in batches(RIDGE + quad)] == [6, 4]
+    ex = Recording()
+    with Store(tmp_path / "s.sqlite") as st:
+        summary = run_sweep(RIDGE + quad, st, ex, progress=False)
+    assert summary.executed["completed"] == 10
+    assert ex.items[:2] == [[c.key for c in RIDGE], [c.key for c in quad]]  # the first pass
+    assert ex.items[2:] == [[c.key] for c in RIDGE]  # the second: every ridge run alone, in order
+    with Store(tmp_path / "alone.sqlite") as st:
+        for c in RIDGE + quad:
+            assert st.put(execute(c), code_version())
+    assert rows(tmp_path / "s.sqlite") == rows(tmp_path / "alone.sqlite")
+
+
+def test_ctrl_c_keeps_every_run_finished_before_it(tmp_path, monkeypatch):
+    """Ctrl-C during the third run of a group ``run_batch`` refused: the two finished runs are stored, the
+    sweep reports itself interrupted, and running it again executes only the other four (when the batch ran
+    its refused runs one after another inside one item, the Ctrl-C took the finished two down with it)."""
+    engine_run = importlib.import_module("fcocheck.solvers.engine.run")  # the module (the package: run)
+    calls = []
+    real = engine_run.run
+
+    def cut_third(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    with monkeypatch.context() as m, Store(tmp_path / "s.sqlite") as st:
+        m.setattr(engine_run, "run", cut_third)
+        m.setattr(engine_batch, "run", cut_third)
+        summary = run_sweep(RIDGE, st, Serial(), progress=False)
+    assert summary.interrupted and summary.executed["completed"] == 2
+    with Store(tmp_path / "s.sqlite") as st:
+        assert st.done(code_version()) == {c.key for c in RIDGE[:2]}
+        again = run_sweep(RIDGE, st, Serial(), progress=False)
+    assert again.reused == 2 and again.executed["completed"] == 4 and not again.interrupted

@@ -3,7 +3,10 @@
 Resumption is by key: ``run_sweep`` asks the store which configuration keys it already holds for
 this code version and executes only the others.  Each finished run is committed at once, with
 its metrics, by this (the only writing) process; so Ctrl-C or ``kill -9`` loses at most the runs
-in flight, and running the same sweep again completes it without duplicates.
+in flight, and running the same sweep again completes it without duplicates.  The runs of a batch
+(``batching.batches``) advance round by round together, so they are in flight together; a run that
+no batch takes after all is handed back by its batch and executed as its own item in a second pass,
+never one after another inside a batch's item (where a Ctrl-C would take the finished ones down).
 """
 
 from __future__ import annotations
@@ -80,8 +83,11 @@ def _with_references(executor: Any, todo: list[RunConfig]) -> Any:
     return partial(execute, references=refs)
 
 
-def execute_group(group: list[RunConfig], references: dict[str, Any] | None = None) -> list[RunRecord]:
-    """The records of one batch (``batching.batches``): ``execute`` for one run, else ``execute_batch``."""
+def execute_group(group: list[RunConfig], references: dict[str, Any] | None = None) -> list[RunRecord | None]:
+    """The records of one batch (``batching.batches``): ``execute`` for one run, else ``execute_batch``.
+
+    None for a configuration of a batch that no batch takes after all: ``run_sweep`` executes it alone.
+    """
     if len(group) == 1:
         return [execute(group[0]) if references is None else execute(group[0], references=references)]
     return execute_batch(group, references)
@@ -90,6 +96,16 @@ def execute_group(group: list[RunConfig], references: dict[str, Any] | None = No
 def crashed_group(group: list[RunConfig], message: str) -> list[RunRecord]:
     """The records of a batch whose worker died under it: each run's ``crashed`` record."""
     return [crashed(c, message) for c in group]
+
+
+def _store(store: Store, version: str, config: RunConfig, record: RunRecord, summary: SweepSummary) -> None:
+    """Commit one finished run and count it (raced: another process sharing the store recorded it first)."""
+    if store.put(record, version):
+        summary.executed[record.status] += 1
+    else:
+        summary.raced += 1
+    if record.status == ERROR:
+        summary.errors.append(f"{config.algorithm} seed {config.seed} [{config.key[:10]}]: {record.error}")
 
 
 def run_sweep(
@@ -128,16 +144,18 @@ def run_sweep(
     try:
         fn = _with_references(executor, todo)
         refs = fn.keywords["references"] if isinstance(fn, partial) else None
-        for group, recs in executor.imap(partial(execute_group, references=refs),
-                                         batches(todo, executor.workers), on_crash=crashed_group):
-            for cfg, rec in zip(group, recs, strict=True):
-                if store.put(rec, cv):
-                    summary.executed[rec.status] += 1
-                else:
-                    summary.raced += 1
-                if rec.status == ERROR:
-                    summary.errors.append(f"{cfg.algorithm} seed {cfg.seed} [{cfg.key[:10]}]: {rec.error}")
-                bar.step(failed=rec.status == ERROR)
+        items = batches(todo, executor.workers)
+        while items:  # a second pass at most: the runs no batch took, each its own item
+            alone: list[list[RunConfig]] = []
+            for group, recs in executor.imap(partial(execute_group, references=refs), items,
+                                             on_crash=crashed_group):
+                for cfg, rec in zip(group, recs, strict=True):
+                    if rec is None:
+                        alone.append([cfg])
+                    else:
+                        _store(store, cv, cfg, rec, summary)
+                        bar.step(failed=rec.status == ERROR)
+            items = alone
     except KeyboardInterrupt:
         summary.interrupted = True
     finally:

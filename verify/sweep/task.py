@@ -189,13 +189,16 @@ def _record(config: RunConfig, trace: Any, seconds: float, started: str) -> RunR
     )
 
 
-def execute_batch(configs: Sequence[RunConfig], references: dict[str, Any] | None = None) -> list[RunRecord]:
+def execute_batch(configs: Sequence[RunConfig], references: dict[str, Any] | None = None
+                  ) -> list[RunRecord | None]:
     """``[execute(c) for c in configs]`` as one ``run_batch`` (configurations ``batching.batches`` grouped).
 
     Same algorithm, rounds, oracle, ``metrics_every`` and participation in every configuration; each record
-    is the one ``execute`` gives (``seconds``: the batch's wall time shared among its runs).  Anything that
-    fails (an instance, a reference, a configuration ``run`` refuses) sends every configuration through
-    ``execute``, which records each failure as its own.
+    is the one ``execute`` gives (``seconds``: the batch's wall time shared among its runs).  A configuration
+    that no batch takes (``run_batch``'s ``run_alone=False``) is None: not executed here, the caller executes
+    it as its own item (``runner.run_sweep``), so that a run finished here is never lost with the batch when
+    Ctrl-C stops it.  Anything that fails (an instance, a reference, a configuration ``run`` refuses) makes
+    every configuration None, and ``execute`` records each failure as its own.
     """
     from fcocheck.solvers.engine.batch import run_batch
 
@@ -206,10 +209,11 @@ def execute_batch(configs: Sequence[RunConfig], references: dict[str, Any] | Non
             pairs = [instance(c, references) for c in configs]
             traces = run_batch(c0.algorithm, [p for p, _ in pairs], [dict(c.hp) for c in configs], c0.rounds,
                                [c.seed for c in configs], c0.oracle, [r for _, r in pairs], c0.metrics_every,
-                               participation=c0.participation)
+                               participation=c0.participation, run_alone=False)
     except KeyboardInterrupt:
         raise
-    except Exception:  # noqa: BLE001 - each configuration alone records its own error
+    except Exception:  # noqa: BLE001 - each configuration, executed alone, records its own error
         ctrl_c.check()  # unless it is a Ctrl-C in another form
-        return [execute(c, references) for c in configs]
-    return [_record(c, t, t.meta["seconds"], started) for c, t in zip(configs, traces, strict=True)]
+        return [None] * len(configs)
+    return [None if t is None else _record(c, t, t.meta["seconds"], started)
+            for c, t in zip(configs, traces, strict=True)]
