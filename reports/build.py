@@ -232,6 +232,7 @@ def build(
         errors=errors,
     )
     report.provenance = provenance(session, quick, seed, time.perf_counter() - start, budget)
+    report.provenance["figures"] = {"drawn": drawer.drawn, "reused": drawer.reused}
     report.provenance["rules"] = {
         "A": f"drift ≤ {TOL_A:g} over {R_A} rounds from w*",
         "B–D": f"relative gap ≤ {TOL_O1:g} (a solution, not an approximation) within {R_O1} rounds",

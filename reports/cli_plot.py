@@ -111,6 +111,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     fig = Figure(plot_stem(args.metric, where), args.metric,
                  [Panel(title, "round", args.metric, lines, logy=logy)],
                  caption="median over seeds with the 10–90% band")
-    png, svg = draw(fig, out)
-    print(f"wrote {png} and {svg}: {len(lines)} line(s) from {len(chosen)} run(s)")
+    png, svg, reused = draw(fig, out)
+    kept = " (unchanged: the files drawn earlier from the same data are kept)" if reused else ""
+    print(f"wrote {png} and {svg}: {len(lines)} line(s) from {len(chosen)} run(s){kept}")
     return 0

@@ -81,7 +81,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     html, md = render_html(report, out), render_md(report, out)
     s = report.summary()
     if not args.quiet:
-        print(f"wrote {html} and {md} ({len(list((out / 'figures').glob('*.png')))} figures as PNG and SVG)")
+        figs = report.provenance["figures"]
+        print(f"wrote {html} and {md} ({figs['drawn'] + figs['reused']} figures as PNG and SVG: "
+              f"{figs['drawn']} drawn, {figs['reused']} unchanged from an earlier report and kept)")
     print(summary_line(s, report.provenance["wall_seconds"]))
     failed = len(report.errors) + sum(1 for b in report.reproductions if b.rep.status == "error")
     if failed:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import textwrap
 from pathlib import Path
+from typing import NamedTuple
 
 import matplotlib
 
@@ -201,7 +202,15 @@ def layout(fig: Figure) -> plt.Figure:
     return f
 
 
-def draw(fig: Figure, out: Path) -> tuple[Path, Path]:
+class Drawn(NamedTuple):
+    """A figure's two files, and whether they were kept from an earlier drawing of the same data."""
+
+    png: Path
+    svg: Path
+    reused: bool
+
+
+def draw(fig: Figure, out: Path) -> Drawn:
     """Write ``out/<stem>.png`` and ``out/<stem>.svg`` unless already drawn from this data; returns both.
 
     The stem may come from a results store: it must be one plain file name (``safe_stem``), and every
@@ -215,7 +224,7 @@ def draw(fig: Figure, out: Path) -> tuple[Path, Path]:
     key = figure_key(fig)
     png, svg, stale = (writer.path(n, make_dirs=False) for n in names)  # a link raises, as writing would
     if key is not None and reusable(png, svg, stale, key):
-        return out / names[0], out / names[1]
+        return Drawn(out / names[0], out / names[1], True)
     if stale.exists():
         stale.unlink()
     f = layout(fig)
@@ -228,4 +237,4 @@ def draw(fig: Figure, out: Path) -> tuple[Path, Path]:
         plt.close(f)
     if key is not None:
         writer.write_text(names[2], key_text(key, png, svg))
-    return out / names[0], out / names[1]
+    return Drawn(out / names[0], out / names[1], False)

@@ -14,7 +14,7 @@ import multiprocessing as mp
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
-from fcocheck.reports.draw import draw
+from fcocheck.reports.draw import Drawn, draw
 from fcocheck.reports.plotdata import Figure
 
 
@@ -29,11 +29,18 @@ class Drawer:
             start_helpers()  # the drawing process never sees Ctrl-C; the driver ends it
         self._pool = ProcessPoolExecutor(1, mp_context=mp.get_context("forkserver")) if background else None
         self._pending: list[Future] = []
+        self.drawn = self.reused = 0  # figures on disk so far: drawn now, kept from an earlier drawing
+
+    def _count(self, done: Drawn) -> None:
+        self.reused += done.reused
+        self.drawn += not done.reused
 
     def submit(self, fig: Figure, out: Path) -> str:
         """Draw ``fig`` into ``out`` (now or in the background); returns its stem."""
         if self._pool is None:
-            return draw(fig, out)[0].stem
+            done = draw(fig, out)
+            self._count(done)
+            return done.png.stem
         from fcocheck.verify.sweep.executors import sigint_deferred
 
         with sigint_deferred():  # the drawing process is never cut in half while it starts
@@ -44,7 +51,7 @@ class Drawer:
         """Block until every submitted figure is on disk; a drawing error is raised here."""
         pending, self._pending = self._pending, []
         for fut in pending:
-            fut.result()
+            self._count(fut.result())
 
     def close(self) -> None:
         """Stop the drawing process (pending figures are cancelled)."""

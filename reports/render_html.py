@@ -48,7 +48,7 @@ dl.terms{display:grid;grid-template-columns:max-content 1fr;gap:.3em 1em;font-si
 footer{margin-top:3em;border-top:2px solid #ddd;font-size:.85em;color:#444}
 .glance td{font-size:.95em}
 """
-FOOTER = ("machine", "libraries", "sweeps", "jobs", "store", "store_code_versions", "seeds_note")
+FOOTER = ("machine", "libraries", "sweeps", "jobs", "figures", "store", "store_code_versions", "seeds_note")
 
 
 def render_html(r: Report, out: Path) -> Path:

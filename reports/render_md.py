@@ -22,7 +22,8 @@ MARK = {
     "n/a": "—",
 }
 PROVENANCE = ("fcocheck", "code_version", "git", "mode", "seed", "conformance_budget", "executor",
-              "generated", "wall_seconds", "store", "machine", "libraries", "sweeps", "jobs", "seeds_note")
+              "generated", "wall_seconds", "store", "machine", "libraries", "sweeps", "jobs", "figures",
+              "seeds_note")
 
 
 def _cell(x: Any) -> str:

@@ -49,9 +49,9 @@ def _bytes(out) -> tuple[bytes, bytes]:
 
 
 def test_the_same_data_is_drawn_once(tmp_path, counted):
-    assert draw.draw(_figure(), tmp_path) == (tmp_path / "f.png", tmp_path / "f.svg")
+    assert draw.draw(_figure(), tmp_path) == (tmp_path / "f.png", tmp_path / "f.svg", False)
     first = _bytes(tmp_path)
-    assert draw.draw(_figure(), tmp_path) == (tmp_path / "f.png", tmp_path / "f.svg")
+    assert draw.draw(_figure(), tmp_path) == (tmp_path / "f.png", tmp_path / "f.svg", True)  # reused
     assert counted == ["f"] and _bytes(tmp_path) == first
     lines = (tmp_path / ".f.drawn").read_text().splitlines()
     assert lines[0] == key(_figure()) and len(lines) == 3

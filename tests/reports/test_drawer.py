@@ -27,6 +27,24 @@ def test_background_drawing_writes_the_same_bytes_as_drawing_in_process(tmp_path
         assert (tmp_path / "bg" / f"b.{ext}").stat().st_size > 0
 
 
+@pytest.mark.parametrize("background", [False, True])
+def test_the_drawer_counts_figures_drawn_and_figures_kept(tmp_path, background):
+    """The report's "N drawn, M unchanged" line: a figure already drawn from the same data counts as kept,
+    new data (or a new stem) as drawn; the counts hold once ``wait`` returns."""
+    with Drawer(background=background) as first:
+        for s in ("a", "b"):
+            first.submit(_figure(s), tmp_path)
+        first.wait()
+    assert (first.drawn, first.reused) == (2, 0)
+    again = _figure("b")
+    again.panels[0].lines[0].median[0] *= 2.0  # b's data changed: drawn again
+    with Drawer(background=background) as second:
+        for fig in (_figure("a"), again, _figure("c")):
+            second.submit(fig, tmp_path)
+        second.wait()
+    assert (second.drawn, second.reused) == (2, 1)
+
+
 def test_a_figure_that_cannot_be_drawn_raises_at_wait(tmp_path):
     bad = Figure(stem="bad", title="t", panels=[Panel("p", "x", "y", kind="bars", data={})])
     with Drawer(background=True) as bg:

@@ -301,8 +301,9 @@ def test_the_gallery_has_one_page_per_theorem_with_the_reports_verdicts(report):
             assert shown == (name.split("/")[0] == t["name"]), (t["name"], name)
 
 
-def test_a_rerun_into_the_same_output_draws_no_figure_again(report, monkeypatch):
-    """The report's figures are reused from its own output (their keys match): none is drawn, none changes."""
+def test_a_rerun_into_the_same_output_draws_no_figure_again(report, monkeypatch, capsys):
+    """The report's figures are reused from its own output (their keys match): none is drawn, none changes,
+    and the report says so (its line and its provenance count every figure as kept)."""
     import shutil
 
     from fcocheck.reports import draw
@@ -315,3 +316,10 @@ def test_a_rerun_into_the_same_output_draws_no_figure_again(report, monkeypatch)
     figures = sorted(p.name for p in old.glob("*.*g"))
     assert figures and figures == sorted(p.name for p in new.glob("*.*g"))
     assert all((new / name).read_bytes() == (old / name).read_bytes() for name in figures)
+    n = len(figures) // 2  # PNG and SVG
+    assert f"({n} figures as PNG and SVG: 0 drawn, {n} unchanged from an earlier report and kept)" in (
+        capsys.readouterr().out)
+    assert json.loads((new.parent / "report.json").read_text())["provenance"]["figures"] == {"drawn": 0,
+                                                                                             "reused": n}
+    first = json.loads((old.parent / "report.json").read_text())["provenance"]["figures"]
+    assert first == {"drawn": n, "reused": 0}
