@@ -73,7 +73,7 @@ def test_figure_stems_must_be_one_plain_name(tmp_path):
         with pytest.raises(UnsafePathError):
             safe_stem(bad)
     fig.stem = "fco-4.3-floor-K"  # legal names, including dots and dashes, pass
-    png, svg = draw(fig, tmp_path / "out")
+    png, svg, _ = draw(fig, tmp_path / "out")
     assert png.is_file() and svg.is_file() and not list((tmp_path / "out").glob(".*tmp"))
 
 
