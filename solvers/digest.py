@@ -3,49 +3,23 @@
 A study may run on a subset, a translated or rescaled copy of a generator's instance, so the
 generator's name and parameters (``Problem.meta``) do not always identify the data.  The digest
 hashes everything the algorithms read: the loss, ψ and h with their parameters, the weights, every
-client's data (dense bytes, or CSR data/indices/indptr), the intercept flag, the ridge λ and shape.
+client's data (dense bytes, or CSR data/indices/indptr), the intercept flag, the ridge λ and shape —
+each value with its type and length (``solvers.exact_digest``), so that two different instances never
+feed the same bytes (joined reprs did: GroupLasso's groups (1, 1, 23) and (11, 2, 3) shared a digest,
+so the two problems shared a solve-cache entry — whose point is certified afresh, so a spurious failed
+cross-check, never a false certificate — and looked like one instance in the store).
 """
 
 from __future__ import annotations
 
 import hashlib
 import weakref
-from typing import Any
 
-import numpy as np
-
+from fcocheck.solvers.exact_digest import feed
 from fcocheck.solvers.problem import Problem
-from fcocheck.solvers.sparse import issparse
 
 #: problem → digest, dropped with the problem (a strong cache kept up to 32 instances alive)
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _feed(h: Any, x: Any) -> None:
-    if x is None:
-        h.update(b"<none>")
-    elif issparse(x):
-        csr = x.tocsr()
-        h.update(f"csr{csr.shape}".encode())
-        for part in (csr.data, csr.indices, csr.indptr):
-            _feed(h, np.asarray(part))
-    elif isinstance(x, np.ndarray):
-        a = np.ascontiguousarray(x)
-        h.update(f"{a.dtype.str}{a.shape}".encode())
-        h.update(a.tobytes())
-    elif isinstance(x, list | tuple):
-        h.update(f"seq{len(x)}".encode())
-        for v in x:
-            _feed(h, v)
-    elif isinstance(x, dict):
-        for k in sorted(x):
-            h.update(str(k).encode())
-            _feed(h, x[k])
-    elif hasattr(x, "__dict__"):  # a regularizer or mirror map: its class and parameters
-        h.update(type(x).__name__.encode())
-        _feed(h, {k: v for k, v in vars(x).items() if not k.startswith("_")})
-    else:
-        h.update(repr(x).encode())
 
 
 def instance_sha256(problem: Problem) -> str:
@@ -54,9 +28,8 @@ def instance_sha256(problem: Problem) -> str:
     if hit is not None:
         return hit
     h = hashlib.sha256()
-    for part in (problem.loss, problem.regularizer, problem.mirror, problem.weights, problem.X, problem.y,
-                 problem.Q, problem.c, problem.intercept, problem.ridge_lam, problem.shape):
-        _feed(h, part)
+    feed(h, (problem.loss, problem.regularizer, problem.mirror, problem.weights, problem.X, problem.y,
+             problem.Q, problem.c, problem.intercept, problem.ridge_lam, problem.shape), objects=True)
     digest = h.hexdigest()
     _CACHE[problem] = digest
     return digest
