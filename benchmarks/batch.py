@@ -1,11 +1,12 @@
 """N runs alone against the same N runs as one batch (``run_batch``), CPU time, in the same process.
 
-Small instances of the sizes the claims and studies draw (issue 33): FedDualAvg, K = 4, 100 rounds, every
-per-round metric on, on N ∈ {1, 3, 10} instance draws of
+Small instances of the sizes the claims and studies draw (issue 33): FedDualAvg (FedAvgM in (e)), K = 4,
+100 rounds, every per-round metric on, on N ∈ {1, 3, 10} instance draws of
 (a) ℓ1-ball quadratics with heterogeneous Hessians (8 clients, d = 20: the Lemma 4.4 class), exact oracle;
 (b) λ‖·‖₁ quadratics (8 clients, d = 20), Gaussian oracle σ = 1;
 (c) a LASSO (lasso-paper's generator: 8 clients × 32 samples, d = 20), minibatch oracle b = 4;
-(d) logistic clients over an ℓ2 ball (8 clients × 32 samples, d = 20), minibatch oracle b = 4.
+(d) logistic clients over an ℓ2 ball (8 clients × 32 samples, d = 20), minibatch oracle b = 4;
+(e) FedAvgM (server momentum β = 0.9) on (b)'s quadratics, Gaussian oracle σ = 1.
 Each pair (alone, batched) runs back to back, alternating which goes first, ``--repeats`` times; the
 figure is the median of the per-pair ratios batched ÷ alone (CPU time, so a loaded machine shifts both
 sides alike).  Every batched trace is checked to be the same bits as its run alone.
@@ -25,13 +26,18 @@ from fcocheck.solvers.engine.run import run
 from fcocheck.solvers.generators import generate
 from fcocheck.solvers.reference import reference_solve
 
+#: name → (method, its hyper-parameters beside η_c = 0.05 and K = 4, generator, parameters, oracle)
 CASES = {
-    "l1-ball quadratics, exact": ("quadratics", dict(clients=8, d=20, zeta=8.0, hessian_spread=0.5, ball=3.0),
-                                  "exact"),
-    "l1 quadratics, gaussian:1": ("quadratics", dict(clients=8, d=20, zeta=1.0, lam=0.05), "gaussian:1.0"),
-    "lasso, minibatch:4": ("lasso-paper", dict(clients=8, samples=32, d=20, nnz=5), "minibatch:4"),
-    "logistic, minibatch:4": ("constrained-logistic",
+    "l1-ball quadratics, exact": ("feddualavg", {}, "quadratics",
+                                  dict(clients=8, d=20, zeta=8.0, hessian_spread=0.5, ball=3.0), "exact"),
+    "l1 quadratics, gaussian:1": ("feddualavg", {}, "quadratics", dict(clients=8, d=20, zeta=1.0, lam=0.05),
+                                  "gaussian:1.0"),
+    "lasso, minibatch:4": ("feddualavg", {}, "lasso-paper", dict(clients=8, samples=32, d=20, nnz=5),
+                           "minibatch:4"),
+    "logistic, minibatch:4": ("feddualavg", {}, "constrained-logistic",
                               dict(ball="l2", radius=2.0, clients=8, samples=32, d=20), "minibatch:4"),
+    "FedAvgM, gaussian:1": ("fedavgm", {"beta": 0.9}, "quadratics", dict(clients=8, d=20, zeta=1.0, lam=0.05),
+                            "gaussian:1.0"),
 }
 
 
@@ -53,21 +59,21 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=100)
     args = ap.parse_args()
-    print(f"FedDualAvg K = 4, R = {args.rounds}; CPU seconds alone vs batched, median ratio of "
+    print(f"K = 4, R = {args.rounds}; CPU seconds alone vs batched, median ratio of "
           f"{args.repeats} back-to-back pairs")
-    for name, (generator, params, oracle) in CASES.items():
+    for name, (method, extra, generator, params, oracle) in CASES.items():
         problems = [generate(generator, seed=s, **params) for s in range(10)]
         refs = [reference_solve(p) for p in problems]
         for n in (1, 3, 10):
-            hps = [{"eta_c": 0.05, "local_steps": 4}] * n
+            hps = [{"eta_c": 0.05, "local_steps": 4, **extra}] * n
             seeds = list(range(n))
 
-            def alone(ps=problems[:n], hps=hps, seeds=seeds, rs=refs[:n], oracle=oracle):
-                return [run("feddualavg", p, h, rounds=args.rounds, oracle=oracle, seed=s, reference=r)
+            def alone(ps=problems[:n], hps=hps, seeds=seeds, rs=refs[:n], oracle=oracle, method=method):
+                return [run(method, p, h, rounds=args.rounds, oracle=oracle, seed=s, reference=r)
                         for p, h, s, r in zip(ps, hps, seeds, rs, strict=True)]
 
-            def batched(ps=problems[:n], hps=hps, seeds=seeds, rs=refs[:n], oracle=oracle):
-                return run_batch("feddualavg", ps, hps, args.rounds, seeds, oracle, rs)
+            def batched(ps=problems[:n], hps=hps, seeds=seeds, rs=refs[:n], oracle=oracle, method=method):
+                return run_batch(method, ps, hps, args.rounds, seeds, oracle, rs)
 
             ratios, a_times, b_times = [], [], []
             for rep in range(args.repeats):

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fcocheck.solvers.algorithms.base import BatchLog, Counts
+from fcocheck.solvers.card.steps import Scale, Trace
 from fcocheck.solvers.kernels import Kernel
 from fcocheck.solvers.oracles import GaussianOracle, MinibatchOracle, Oracle
 
@@ -32,15 +33,68 @@ CompositeFn = Callable[[Array, Any], Array]
 
 
 class BatchState(NamedTuple):
-    """The server states of B runs: z_r and w_r stacked ``(B, dim)``, and the common round index r."""
+    """The server states of B runs: z_r and w_r stacked ``(B, dim)``, r, and the transforms' states.
+
+    ``server``: each server transform's state for every run (``server_transforms``).
+    """
 
     z: Array
     w: Array
     r: int
+    server: tuple = ()
 
     def select(self, keep: Sequence[int]) -> BatchState:
         """The states of the runs ``keep`` (positions in the batch), in that order."""
-        return BatchState(self.z[keep], self.w[keep], self.r)
+        return BatchState(self.z[keep], self.w[keep], self.r, select_states(self.server, keep))
+
+
+#: the server transforms a batched round applies to every run at once (``server_transforms``)
+BATCHED_TRANSFORMS = (Scale, Trace)
+
+
+class RunColumns:
+    """The runs' hyper-parameters as columns: ``getattr`` gives each run's value, ``(B, 1)``.
+
+    A transform of ``BATCHED_TRANSFORMS`` reads its hyper-parameters by name and acts element by element
+    (η u, β v + u): handed this object instead of one run's hyper-parameters, it makes, for every run's
+    row, the operations on the numbers the run alone makes.
+    """
+
+    def __init__(self, hps: Sequence[Any]) -> None:
+        self._hps = hps
+
+    def __getattr__(self, name: str) -> Array:
+        return np.array([getattr(hp, name) for hp in self._hps], dtype=float)[:, None]
+
+
+def server_transforms(card: Any, hps: Sequence[Any], delta: Array, states: tuple) -> tuple[Array, tuple]:
+    """(u_r, states') of every run from its Δ_r (rows of ``delta``): the card's transforms in order.
+
+    ``states``: each transform's state for all runs (None before the first round, then ``(B, dim)``);
+    ``()`` stands for every state None.  Only ``BATCHED_TRANSFORMS`` (``batchable_server``).
+    """
+    states = states or tuple(None for _ in card.server)
+    u, new = delta, []
+    columns = RunColumns(hps)
+    for transform, s in zip(card.server, states, strict=True):
+        u, s = transform.update(u, s, columns)
+        new.append(s)
+    return u, tuple(new)
+
+
+def batchable_server(card: Any) -> bool:
+    """Whether ``server_transforms`` applies this card's server transforms (every one elementwise)."""
+    return all(type(t) in BATCHED_TRANSFORMS for t in card.server)
+
+
+def stack_states(runs: Sequence[tuple]) -> tuple:
+    """The transforms' states of B runs (each run's tuple, as its ``init`` gives it) as one tuple of rows."""
+    return tuple(None if all(s is None for s in col) else np.stack(col) for col in zip(*runs, strict=True))
+
+
+def select_states(states: tuple, keep: Sequence[int]) -> tuple:
+    """The transforms' states of the runs ``keep`` (a state still None stays None)."""
+    return tuple(None if s is None else s[keep] for s in states)
 
 
 class BatchEnv(NamedTuple):
@@ -198,16 +252,14 @@ def dual_round(state: BatchState, env: BatchEnv, rngs: Sequence[np.random.Genera
             steps.append({"dual_shadow": zbar, "grad_avg": per_run(env.weights, G), "shadow_primal": image,
                           "client_duals": duals})
     delta = per_run(env.weights, Z - np.repeat(state.z, M, axis=0))
-    u = delta
-    for transform in card.server:  # Scale transforms only (``batchable``): u ← η u, run by run
-        u = np.array([getattr(hp, transform.by) for hp in hps])[:, None] * u
+    u, server = server_transforms(card, hps, delta, state.server)
     z_next = state.z + u
     w_next = by_weight(env.composite, z_next, [step.tilde(hp, r + 1, 0) for hp in hps], 1, env.weightless)
     calls = Counts(grad=M * K, prox_client=M * K * step.prox_cost, prox_server=card.apply.prox_cost,
                    floats_up=M * dim, floats_down=M * dim)
     log = BatchLog(w=w_next, z=z_next, avg_terms=terms, avg_count=K, discrepancy=disc, counts=calls,
                    steps=[_run_steps(state.z, steps, i) for i in range(B)] if env.record_steps else None)
-    return BatchState(z_next, w_next, r + 1), log
+    return BatchState(z_next, w_next, r + 1, server), log
 
 
 def _run_steps(z: Array, steps: Sequence[dict[str, Array]], i: int) -> dict[str, Array]:

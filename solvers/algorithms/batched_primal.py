@@ -1,17 +1,18 @@
 """One round of a primal card (FedAvg, FedMiD and its variants; FCO Alg. 1–2) for B runs at once.
 
-B runs of the same primal card (a ``Gradient`` or ``Mirror`` client step, ``Scale`` server transforms, an
-``Add`` or ``MirrorAdd`` apply) on problems of the same shape and the same (h, ψ), with full
-participation, differ in their instance data, their hyper-parameters and their random streams.  Their M
-clients each are stacked into one client axis of B·M rows (run i owns rows iM … iM + M − 1), so every
-per-client operation — the gradient, the client step, ∇h of the clients' points, the dual-norm rows of
-the discrepancy — is one numpy call for all runs; every reduction over clients (Δ_r, z̄, Σ_m p̃_m ‖·‖²_*,
-the average's density) stays one call per run, the very call ``primitives.primal_round`` and
-``primal_local`` make on that run's (M, dim) block:
+B runs of the same primal card (a ``Gradient`` or ``Mirror`` client step, ``Scale`` and ``Trace`` server
+transforms — FedAvgM's momentum buffer, one row per run —, an ``Add`` or ``MirrorAdd`` apply) on problems of
+the same shape and the same (h, ψ), with full participation, differ in their instance data, their
+hyper-parameters and their random streams. Their M clients each are stacked into one client axis of B·M rows
+(run i owns rows iM … iM + M − 1), so every per-client operation — the gradient, the client step, ∇h of the
+clients' points, the dual-norm rows of the discrepancy — is one numpy call for all runs; every reduction
+over clients (Δ_r, z̄, Σ_m p̃_m ‖·‖²_*, the average's density) stays one call per run, the very call
+``primitives.primal_round`` and ``primal_local`` make on that run's (M, dim) block:
 
     w^m_{r,0} = w_r;  w^m_{r,k+1} = step(w^m_{r,k}, g^m_{r,k})                      (rows of every run)
     step(x, g) = x − η_c g  (Gradient)  or  ∇(h + η_cψ)*(∇h(x) − η_c g)  or  ∇h*(∇h(x) − η_c g)  (Mirror)
     Δ_r = Σ_m p̃_m (w^m_{r,K} − w_r);  u_r = η_s Δ_r                                 (FCO Alg. 1–2 line 9)
+    (FedAvgM: v_{r+1} = β v_r + Δ_r, u_r = η_s v_{r+1})
     w_{r+1} = w_r + u_r  (Add)  or  ∇(h + Tψ)*(∇h(w_r) + u_r), T = η_s η_c K or none (MirrorAdd, line 10)
 
 A map with a weight t (η_c at the clients, T at the server) is called once per distinct t over the rows
@@ -32,12 +33,15 @@ import numpy as np
 from fcocheck.solvers.algorithms.base import BatchLog, Counts
 from fcocheck.solvers.algorithms.batched_dual import (
     BatchEnv,
+    batchable_server,
     by_weight,
     per_run,
     run_discrepancies,
+    select_states,
+    server_transforms,
     stacked_grads,
 )
-from fcocheck.solvers.card.steps import Add, Gradient, Mirror, MirrorAdd, Scale
+from fcocheck.solvers.card.steps import Add, Gradient, Mirror, MirrorAdd
 
 Array = np.ndarray
 CompositeFn = Callable[[Array, Any], Array]
@@ -47,18 +51,23 @@ def primal_card(card: Any) -> bool:
     """Whether ``primal_round`` runs this card: the pieces it is written for, no memory, not dual."""
     return (card is not None and not card.dual and card.memory is None
             and type(card.client) in (Gradient, Mirror) and type(card.apply) in (Add, MirrorAdd)
-            and all(type(t) is Scale for t in card.server))
+            and batchable_server(card))
 
 
 class PrimalBatchState(NamedTuple):
-    """The server points w_r of B runs, stacked ``(B, dim)``, and the common round index r."""
+    """The server points w_r of B runs, stacked ``(B, dim)``, r, and the transforms' states.
+
+    ``server``: each server transform's state for every run (``batched_dual.server_transforms``: FedAvgM's
+    buffers v_r, ``(B, dim)``).
+    """
 
     w: Array
     r: int
+    server: tuple = ()
 
     def select(self, keep: Sequence[int]) -> PrimalBatchState:
         """The states of the runs ``keep`` (positions in the batch), in that order."""
-        return PrimalBatchState(self.w[keep], self.r)
+        return PrimalBatchState(self.w[keep], self.r, select_states(self.server, keep))
 
 
 def _client_steps(env: BatchEnv, W: Array, G: Array, etas: Sequence[float], M: int) -> Array:
@@ -71,19 +80,17 @@ def _client_steps(env: BatchEnv, W: Array, G: Array, etas: Sequence[float], M: i
     return by_weight(env.composite, V, etas, M, env.weightless) if step.prox else env.h.grad_conj(V)
 
 
-def _server(env: BatchEnv, w: Array, delta: Array) -> Array:
-    """``card.server_step``'s w_{r+1} of every run from its w_r and Δ_r, ``(B, dim)``."""
+def _server(env: BatchEnv, w: Array, delta: Array, states: tuple) -> tuple[Array, tuple]:
+    """``card.server_step``'s (w_{r+1}, the transforms' states) of every run from its w_r and Δ_r."""
     card, hps = env.card, env.hps
-    u = delta
-    for transform in card.server:  # Scale transforms only (``primal_card``): u ← η u, run by run
-        u = np.array([getattr(hp, transform.by) for hp in hps])[:, None] * u
+    u, states = server_transforms(card, hps, delta, states)
     apply = card.apply
     if type(apply) is Add:
-        return w + u
+        return w + u, states
     v = env.h.grad(w) + u
     if apply.weight is None:
-        return env.h.grad_conj(v)
-    return by_weight(env.composite, v, [apply.weight(hp) for hp in hps], 1, env.weightless)
+        return env.h.grad_conj(v), states
+    return by_weight(env.composite, v, [apply.weight(hp) for hp in hps], 1, env.weightless), states
 
 
 def primal_round(state: PrimalBatchState, env: BatchEnv, rngs: Sequence[np.random.Generator]
@@ -116,7 +123,7 @@ def primal_round(state: PrimalBatchState, env: BatchEnv, rngs: Sequence[np.rando
             disc[:, k] = run_discrepancies(env.h, env.weights, Z, per_run(env.weights, Z))
         W = _client_steps(env, W, G, etas, M)
     delta = per_run(env.weights, W - np.repeat(state.w, M, axis=0))
-    w_next = _server(env, state.w, delta)
+    w_next, server = _server(env, state.w, delta, state.server)
     step, d = card.client, env.d
     counts = Counts(grad=M * K, subgrad=step.subgrad_cost * M * K, prox_client=step.prox_cost * M * K,
                     prox_server=card.apply.prox_cost, floats_up=M * dim, floats_down=M * dim)
@@ -127,4 +134,4 @@ def primal_round(state: PrimalBatchState, env: BatchEnv, rngs: Sequence[np.rando
              "client_support": np.count_nonzero(final, axis=1) / M}
     log = BatchLog(w=w_next, z=None, avg_terms=w_next, avg_count=1, discrepancy=disc, counts=counts,
                    extra=extra)
-    return PrimalBatchState(w_next, state.r + 1), log
+    return PrimalBatchState(w_next, state.r + 1, server), log

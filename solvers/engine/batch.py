@@ -41,7 +41,14 @@ import numpy as np
 from fcocheck.solvers import ctrl_c
 from fcocheck.solvers.algorithms.base import Algorithm, BatchLog
 from fcocheck.solvers.algorithms.batched_canon import CanonBatchEnv, CanonBatchState, canon_env, canon_round
-from fcocheck.solvers.algorithms.batched_dual import BatchEnv, BatchState, dual_round, stacked_kernel
+from fcocheck.solvers.algorithms.batched_dual import (
+    BatchEnv,
+    BatchState,
+    batchable_server,
+    dual_round,
+    stack_states,
+    stacked_kernel,
+)
 from fcocheck.solvers.algorithms.batched_primal import (
     PrimalBatchState,
     primal_card,
@@ -53,7 +60,7 @@ from fcocheck.solvers.algorithms.fedcanon import fedcanon_round
 from fcocheck.solvers.algorithms.primitives import client_major, client_weights, fused
 from fcocheck.solvers.algorithms.za1 import ZA1Hyper, init_za1, za1_round
 from fcocheck.solvers.blas_threads import serial_blas
-from fcocheck.solvers.card.steps import DualAdd, Scale
+from fcocheck.solvers.card.steps import DualAdd
 from fcocheck.solvers.engine.batch_recorder import BatchRecorder
 from fcocheck.solvers.engine.evaluate import evaluate_many
 from fcocheck.solvers.engine.recorder import Recorder
@@ -77,10 +84,10 @@ def _contiguous(*arrays: Array) -> bool:
 
 
 def dual_method(algorithm: Algorithm) -> bool:
-    """Whether ``algorithms.batched_dual`` runs this method: a dual card with ``Scale`` transforms only."""
+    """Whether ``algorithms.batched_dual`` runs this method: a dual card, ``Scale``/``Trace`` transforms."""
     card = algorithm.card
     return (card is not None and card.dual and card.memory is None and type(card.apply) is DualAdd
-            and all(type(t) is Scale for t in card.server))
+            and batchable_server(card))
 
 
 def canon_method(algorithm: Algorithm) -> bool:
@@ -108,7 +115,8 @@ def batched_method(algorithm: Algorithm) -> bool:
 def batch_key(s: Setup, problem: Problem) -> tuple | None:
     """What runs must share to advance together, or None when ``run`` alone must take this one.
 
-    Covered: a dual card whose server transforms are all ``Scale`` (FedDualAvg, FedDualAvg-OSP), every client
+    Covered: a dual card whose server transforms are ``Scale`` or ``Trace`` (FedDualAvg, FedDualAvg-OSP, with
+    server momentum), every client
     or P of them each round (the key holds P), the exact, Gaussian or minibatch oracle (its spec in the key:
     σ, b), and a batched kernel over dense float64 arrays (quadratics, or stacked samples) on which the run
     alone takes the step-by-step schedule (neither the compiled pass nor the client-major one); per-step
@@ -290,9 +298,11 @@ def _machinery(algorithm: Algorithm) -> tuple[Any, Any, Any]:
             np.stack([st.w for st in sts]), np.stack([st.corr for st in sts]),
             np.concatenate([st.mean_grads for st in sts]), 0)
     if primal_method(algorithm):
-        return _env, primal_round, lambda sts: PrimalBatchState(np.stack([st.w for st in sts]), 0)
+        return _env, primal_round, lambda sts: PrimalBatchState(np.stack([st.w for st in sts]), 0,
+                                                                stack_states([st.server for st in sts]))
     return _env, dual_round, lambda sts: BatchState(np.stack([st.z for st in sts]),
-                                                    np.stack([st.w for st in sts]), 0)
+                                                    np.stack([st.w for st in sts]), 0,
+                                                    stack_states([st.server for st in sts]))
 
 
 def sampled(env: Any, problems: Sequence[Problem], active: Sequence[int], clients: Sequence[Array]) -> Any:

@@ -62,7 +62,7 @@ def test_what_is_not_covered_runs_alone(quad):
     """Another method, a single run of its key, a compiled-pass instance: ``run`` alone, the same bits."""
     problems, refs = quad
     lasso = generate("lasso-paper", clients=4, samples=6, d=5, nnz=2, seed=1)
-    cases = [("fedavgm", problems[:2], refs[:2]), ("feddualavg", [problems[0]], refs[:1]),
+    cases = [("fedavg-subgrad", problems[:2], refs[:2]), ("feddualavg", [problems[0]], refs[:1]),
              ("feddualavg", [lasso, lasso], [False, False])]
     for algorithm, ps, rs in cases:
         hps = [{"eta_c": 0.05, "local_steps": 2}] * len(ps)

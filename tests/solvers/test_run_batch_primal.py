@@ -8,8 +8,10 @@ change that must show, start points: ``test_run_batch_common.py``.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from fcocheck.solvers.algorithms import batched_dual
 from fcocheck.solvers.engine.batch import batch_groups, batched_method, run_batch
 from fcocheck.solvers.engine.run import prepare
 from fcocheck.solvers.generators import generate
@@ -30,7 +32,7 @@ def test_primal_cards_are_batched():
 
     for name in CARDS:
         assert batched_method(algorithms.get(name)) and batched(name), name
-    assert not batched("fedavgm") and not batched("fedavg-subgrad")
+    assert batched("fedavgm") and not batched("fedavg-subgrad")  # a Trace server batches, a subgradient not
 
 
 @pytest.mark.parametrize("name", CARDS)
@@ -48,6 +50,40 @@ def test_primal_same_bits_as_alone(quad, name, oracle, K):
     assert {"client_density", "average_density", "client_support", "discrepancy", "server_w",
             "objective"} <= set(got[0].arrays)
     assert got[0].meta["random"] is (oracle != "exact")
+
+
+@pytest.mark.parametrize(("oracle", "P"), [("exact", None), ("gaussian:1.0", None), ("exact", 2)])
+def test_fedavgm_same_bits_as_alone_each_run_its_own_momentum(quad, oracle, P, monkeypatch):
+    """FedAvgM (server momentum v ← βv + Δ, w ← w + η_s v): β, η_c, η_s and the seed differ run by run, one
+    run at β = 0 (FedAvg's numbers); each run's buffer is its own row.  Shown to fail: the batch's server
+    transforms reading the first run's hyper-parameters for every run — the comparison names server_w in
+    each run whose β or η_s differs from the first's."""
+    problems, refs = twice_first(*quad)
+    hps = [{"eta_c": 0.04, "beta": 0.9, "local_steps": 2}, {"eta_c": 0.08, "beta": 0.5, "local_steps": 2},
+           {"eta_c": 0.04, "eta_s": 0.5, "beta": 0.0, "local_steps": 2},
+           {"eta_c": 0.02, "beta": 0.7, "local_steps": 2}]
+    seeds = [0, 1, 2, 7]
+    got = together("fedavgm", problems, hps, seeds, refs, oracle, participation=P)
+    want = alone("fedavgm", problems, hps, seeds, refs, oracle, participation=P)
+    assert all_differences(got, want) == [[]] * 4
+    first = batched_dual.RunColumns.__getattr__
+    monkeypatch.setattr(batched_dual.RunColumns, "__getattr__",
+                        lambda self, name: np.repeat(first(self, name)[:1], len(self._hps), axis=0))
+    wrong = together("fedavgm", problems, hps, seeds, refs, oracle, participation=P)
+    assert ["server_w" in d for d in all_differences(wrong, want)] == [False, True, True, True]
+
+
+def test_fedavgm_run_diverging_mid_batch_leaves_with_its_buffer():
+    """The middle run explodes at a round > 1 (its buffer already a row): it stops where it stops alone and
+    the others' buffers stay theirs (``select_states``)."""
+    problems, _ = instances("curse", references=False)
+    hps = [{"eta_c": eta, "beta": 0.9, "local_steps": 3} for eta in (0.04, 4.0, 0.08)]
+    refs = [False] * 3
+    got = together("fedavgm", problems, hps, [0, 1, 2], refs, "gaussian:0.5", 60)
+    want = alone("fedavgm", problems, hps, [0, 1, 2], refs, "gaussian:0.5", 60)
+    assert [t.status for t in got] == [t.status for t in want] == ["completed", "diverged", "completed"]
+    assert 1 < got[1].meta["diverged_at"] == want[1].meta["diverged_at"] < 60
+    assert all_differences(got, want) == [[]] * 3
 
 
 @pytest.mark.parametrize("name", CARDS)

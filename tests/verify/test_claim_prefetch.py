@@ -134,10 +134,10 @@ def test_the_comparison_can_fail():
 
 
 def test_runs_the_batched_round_does_not_cover_are_left_to_the_instances():
-    """A method ``run_batch`` runs alone (FedAvgM), an unknown one, an engine option it does not take:
-    nothing to gain ahead of the instances, so nothing is run ahead."""
+    """A method ``run_batch`` runs alone (SCAFFOLD: a client memory), an unknown one, an engine option it does
+    not take: nothing to gain ahead of the instances, so nothing is run ahead."""
     planned = planned_runs(REPEATS, 0)
-    assert base.prefetch([r._replace(algorithm="fedavgm") for r in planned]) == 0
+    assert base.prefetch([r._replace(algorithm="scaffold") for r in planned]) == 0
     assert base.prefetch([r._replace(algorithm="no-such-method") for r in planned]) == 0
     assert base.prefetch([r._replace(kw={"gradient": "loop"}) for r in planned]) == 0
     assert not base._MEMO

@@ -25,9 +25,11 @@ BASE = {
 
 def configs():
     """Three instance draws × two steps (the larger diverges) × two oracles × every client or 2 of the 4 each
-    round × two seeds, and FedAvgM."""
+    round × two seeds, for FedDualAvg, FedAvgM (server momentum: batched) and SCAFFOLD (a client memory:
+    alone)."""
     return grid(BASE, {"problem.seed": [0, 1, 2], "hp.eta_c": [0.1, 9.0], "oracle": ["exact", "gaussian:0.3"],
-                       "participation": [None, 2], "algorithm": ["feddualavg", "fedavgm"]}, seeds=[0, 1])
+                       "participation": [None, 2], "algorithm": ["feddualavg", "fedavgm", "scaffold"]},
+                seeds=[0, 1])
 
 
 def rows(path: Path) -> dict[str, tuple]:
@@ -40,9 +42,10 @@ def rows(path: Path) -> dict[str, tuple]:
 def test_feddualavg_configurations_are_grouped_the_others_alone():
     cfgs = configs()
     cut = batches(cfgs)
+    for name in ("feddualavg", "fedavgm"):  # per (oracle, P): 3 instances × 2 steps × 2 seeds
+        assert sorted(len(g) for g in cut if g[0].algorithm == name) == [12] * 4
     dual = [g for g in cut if g[0].algorithm == "feddualavg"]
-    assert sorted(len(g) for g in dual) == [12] * 4  # per (oracle, P): 3 instances × 2 steps × 2 seeds
-    assert all(len(g) == 1 for g in cut if g[0].algorithm == "fedavgm")
+    assert all(len(g) == 1 for g in cut if g[0].algorithm == "scaffold")
     assert sorted(c.key for g in cut for c in g) == sorted(c.key for c in cfgs)
     assert max(len(g) for g in batches(cfgs, workers=4)) == 3  # a pool's workers share a group
     sampled = [g for g in dual if g[0].participation == 2]
