@@ -199,3 +199,37 @@ def test_ground_truth_metrics_and_sparse_metrics_every(algorithm):
     assert all_differences(got, want) == [[]] * 3
     assert all(list(a.arrays) == list(b.arrays) for a, b in zip(got, want, strict=True))
     assert {"f1", "precision", "recall"} <= set(got[0].arrays) and np.isnan(got[0].arrays["f1"][1])
+
+
+def test_a_users_dual_card_with_server_momentum_same_bits_as_alone(quad):
+    """FedDualAvg with a momentum buffer on the server's dual update (a card a user writes: Trace, then
+    Scale): batched, each run its own β and buffer row, the bits of its run alone (Nesterov's look-ahead
+    too); the first run's β read for all fails the comparison."""
+    import dataclasses
+
+    from fcocheck.solvers import algorithms
+    from fcocheck.solvers.algorithms import batched_dual
+    from fcocheck.solvers.card import Param, Trace, unit_interval
+    from fcocheck.solvers.methods.feddualavg import CARD
+
+    problems, refs = twice_first(*quad)
+    hps = [{"eta_c": 0.05, "beta": 0.9, "local_steps": 2}, {"eta_c": 0.1, "beta": 0.5, "local_steps": 2},
+           {"eta_c": 0.05, "eta_s": 0.5, "beta": 0.0, "local_steps": 2},
+           {"eta_c": 0.02, "beta": 0.7, "local_steps": 2}]
+    beta = Param("beta", 0.0, "server momentum β", unit_interval, neutral=0.0)
+    first = batched_dual.RunColumns.__getattr__
+    for nesterov in (False, True):
+        card = dataclasses.replace(CARD, name="my-dualavgm", params=(*CARD.params, beta),
+                                   server=(Trace("beta", nesterov=nesterov), *CARD.server), reduces_to=())
+        algorithms.register_card(card)
+        try:
+            got = together(card.name, problems, hps, [0, 1, 2, 7], refs, "gaussian:0.5")
+            want = alone(card.name, problems, hps, [0, 1, 2, 7], refs, "gaussian:0.5")
+            assert all_differences(got, want) == [[]] * 4
+            with pytest.MonkeyPatch.context() as m:
+                m.setattr(batched_dual.RunColumns, "__getattr__",
+                          lambda self, name: np.repeat(first(self, name)[:1], len(self._hps), axis=0))
+                wrong = together(card.name, problems, hps, [0, 1, 2, 7], refs, "gaussian:0.5")
+            assert ["server_w" in d for d in all_differences(wrong, want)] == [False, True, True, True]
+        finally:
+            algorithms.unregister(card.name)
