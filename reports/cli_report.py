@@ -83,7 +83,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if not args.quiet:
         figs = report.provenance["figures"]
         print(f"wrote {html} and {md} ({figs['drawn'] + figs['reused']} figures as PNG and SVG: "
-              f"{figs['drawn']} drawn, {figs['reused']} unchanged from an earlier report and kept)")
+              f"{figs['drawn']} drawn, {figs['reused']} already drawn from the same data and kept)")
     print(summary_line(s, report.provenance["wall_seconds"]))
     failed = len(report.errors) + sum(1 for b in report.reproductions if b.rep.status == "error")
     if failed:

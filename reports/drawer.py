@@ -29,7 +29,9 @@ class Drawer:
             start_helpers()  # the drawing process never sees Ctrl-C; the driver ends it
         self._pool = ProcessPoolExecutor(1, mp_context=mp.get_context("forkserver")) if background else None
         self._pending: list[Future] = []
-        self.drawn = self.reused = 0  # figures on disk so far: drawn now, kept from an earlier drawing
+        # figures drawn, and found already drawn from the same data and kept: counted as each is on disk
+        # (at once in process, at ``wait`` in the background)
+        self.drawn = self.reused = 0
 
     def _count(self, done: Drawn) -> None:
         self.reused += done.reused

@@ -5,8 +5,10 @@ Runs of one dual card (FedDualAvg and its OSP variant) that share the shapes of 
 round by round together (``algorithms.batched_dual``: their clients stacked on one axis, one numpy
 call per operation instead of one per run); so do FedCanon runs (Alg. 1) that share shapes, ψ, oracle,
 K, b and rounds (``algorithms.batched_canon``: their clients and controls stacked the same way), ZA1 runs
-on the same terms (``algorithms.batched_za1``), and runs of one primal card (FedAvg, FedMiD, FedMiD-avg,
-FedMiD-OSP: ``algorithms.batched_primal``) on the dual cards' terms, per-round records only.  The dual
+on the same terms (``algorithms.batched_za1``), and runs of one primal card (FedAvg, FedAvgM, FedMiD,
+FedMiD-avg, FedMiD-OSP: ``algorithms.batched_primal``) on the dual cards' terms, per-round records only.
+Server transforms that act element by element (``Scale``, and ``Trace``: momentum) batch with either
+kind of card, each run's transform state one row (``batched_dual.server_transforms``).  The dual
 and primal cards batch with partial participation too (P < M clients a round): each run draws its own
 S_r from its own sampling stream, as alone, and the round runs on those rows of the stacked clients
 (``sampled``).
@@ -176,7 +178,7 @@ def run_batch(algorithm: str | Algorithm, problems: Sequence[Problem], hyperpara
               rounds: int, seeds: Sequence[int], oracle: str | Oracle = "exact",
               references: Sequence[Any] | None = None, metrics_every: int = 1,
               w0s: Sequence[Array | None] | None = None, record: str = "round",
-              participation: int | None = None, run_alone: bool = True) -> list[Trace | None]:
+              participation: int | None = None) -> list[Trace]:
     """Run i is ``run(algorithm, problems[i], hyperparameters[i], rounds, oracle, seeds[i])``, all at once.
 
     With ``reference=references[i]``, ``w0=w0s[i]``, ``metrics_every``, ``record`` and ``participation``.
@@ -194,13 +196,9 @@ def run_batch(algorithm: str | Algorithm, problems: Sequence[Problem], hyperpara
         w0s: one start point per run as ``run``'s ``w0`` (None: each problem's ``zero()``).
         record: ``round`` or ``step``, common (``run``'s).
         participation: clients per round P, common (``run``'s; each run draws its own S_r).
-        run_alone: run here, one after another, the runs no batch takes (``batch_groups``); False leaves
-            them to the caller (their traces are None) — a sweep hands each to its executor as its own
-            item, so a Ctrl-C never takes finished runs down with the batch they were computed in.
 
     Returns:
-        One trace per run, in order; each the bits ``run`` gives alone (``meta["seconds"]`` aside), or
-        None for a run left to the caller.
+        One trace per run, in order; each the bits ``run`` gives alone (``meta["seconds"]`` aside).
 
     Raises:
         FcocheckError: any invalid input (before any round runs).
@@ -219,16 +217,28 @@ def run_batch(algorithm: str | Algorithm, problems: Sequence[Problem], hyperpara
     setups = [prepare(algorithm, problems[i], hyperparameters[i], rounds, oracle, participation, record,
                       refs[i], w0s[i], "auto") for i in range(B)]
     batches, alone = batch_groups(setups, problems)
-    out: dict[int, Trace | None] = {i: None for i in alone}
-    for i in alone if run_alone else ():
-        out[i] = run(algorithm, problems[i], hyperparameters[i], rounds=rounds, oracle=oracle, seed=seeds[i],
-                     record=record, reference=refs[i], w0=w0s[i], metrics_every=metrics_every,
-                     participation=participation)
+    out = {i: run(algorithm, problems[i], hyperparameters[i], rounds=rounds, oracle=oracle, seed=seeds[i],
+                  record=record, reference=refs[i], w0=w0s[i], metrics_every=metrics_every,
+                  participation=participation) for i in alone}
     for idx in batches:
         traces = _run_group(name, [setups[i] for i in idx], [problems[i] for i in idx], rounds,
                             [seeds[i] for i in idx], metrics_every, record)
         out.update(zip(idx, traces, strict=True))
     return [out[i] for i in range(B)]
+
+
+def plan(algorithm: str | Algorithm, problems: Sequence[Problem], hyperparameters: Sequence[Any], rounds: int,
+         oracle: str | Oracle = "exact", participation: int | None = None, record: str = "round"
+         ) -> tuple[list[list[int]], list[int]]:
+    """``run_batch``'s grouping of these runs, ``batch_groups``' (batches, alone), before any reference.
+
+    The key reads the method, the instance, the oracle and the records, never the reference; so a caller
+    that hands ``run_batch`` one batch at a time (a sweep: ``verify.sweep.task.execute_batch``) solves the
+    reference of no run it leaves alone.  Raises what ``run_batch`` raises for an invalid input.
+    """
+    setups = [prepare(algorithm, p, hp, rounds, oracle, participation, record, False, None, "auto")
+              for p, hp in zip(problems, hyperparameters, strict=True)]
+    return batch_groups(setups, problems)
 
 
 def batch_groups(setups: Sequence[Setup], problems: Sequence[Problem]) -> tuple[list[list[int]], list[int]]:

@@ -317,7 +317,7 @@ def test_a_rerun_into_the_same_output_draws_no_figure_again(report, monkeypatch,
     assert figures and figures == sorted(p.name for p in new.glob("*.*g"))
     assert all((new / name).read_bytes() == (old / name).read_bytes() for name in figures)
     n = len(figures) // 2  # PNG and SVG
-    assert f"({n} figures as PNG and SVG: 0 drawn, {n} unchanged from an earlier report and kept)" in (
+    assert f"({n} figures as PNG and SVG: 0 drawn, {n} already drawn from the same data and kept)" in (
         capsys.readouterr().out)
     assert json.loads((new.parent / "report.json").read_text())["provenance"]["figures"] == {"drawn": 0,
                                                                                              "reused": n}

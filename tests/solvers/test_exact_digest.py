@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import struct
 from typing import Any
 
 import numpy as np
@@ -21,10 +22,12 @@ from fcocheck.verify.evidence import FAILS, HOLDS, Evidence
 from fcocheck.verify.search import search
 
 LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-300, 300), st.floats(allow_nan=False, width=64),
-                   st.text(max_size=4))
+                   st.text(max_size=4), st.builds(np.float32, st.floats(allow_nan=False, width=32)),
+                   st.builds(np.int64, st.integers(-3, 3)), st.builds(np.bool_, st.booleans()))
+KEYS = st.one_of(st.text(max_size=2), st.integers(-3, 3), st.booleans())  # mixed types in one dict
 VALUES = st.recursive(LEAVES, lambda inner: st.one_of(
     st.lists(inner, max_size=3), st.tuples(inner, inner),
-    st.dictionaries(st.text(max_size=2), inner, max_size=2)), max_leaves=8)
+    st.dictionaries(KEYS, inner, max_size=3)), max_leaves=8)
 
 
 def digest(x: Any, fn=feed) -> str:
@@ -35,6 +38,8 @@ def digest(x: Any, fn=feed) -> str:
 
 def typed(x: Any) -> Any:
     """What the digest must tell apart: the value with its type, a float by its bits (−0.0 ≠ 0.0)."""
+    if isinstance(x, np.generic):
+        return ("numpy", x.dtype.str, x.tobytes())
     if isinstance(x, float):
         return ("float", x.hex())
     if isinstance(x, dict):
@@ -102,20 +107,69 @@ def test_unusual_equal_values_share_a_digest_and_unusual_different_ones_do_not()
 
 
 class Plain:
-    """A user's object that is not a dataclass (a regularizer written by hand)."""
+    """A user's object that is not a dataclass (a regularizer written by hand), its scale kept private."""
 
-    def __init__(self, lam: float, groups: tuple) -> None:
-        self.lam, self.groups, self._memo = lam, groups, object()  # a private memo is not the object's value
+    def __init__(self, lam: float, groups: tuple, scale: float = 1.0) -> None:
+        self.lam, self.groups, self._scale = lam, groups, scale
 
 
-def test_objects_other_than_dataclasses_only_with_objects_and_by_their_public_attributes():
-    def dg(x: Any) -> str:
-        h = hashlib.sha256()
-        feed(h, x, objects=True)
-        return h.hexdigest()
-
-    assert dg(Plain(0.5, (1, 23))) == dg(Plain(0.5, (1, 23)))  # another memo, the same value
+def test_objects_other_than_dataclasses_only_with_objects_and_by_every_attribute():
+    dg = _objects_digest
+    assert dg(Plain(0.5, (1, 23))) == dg(Plain(0.5, (1, 23)))  # built twice: one value
     assert dg(Plain(0.5, (1, 23))) != dg(Plain(0.5, (12, 3)))
     assert dg(Plain(0.5, (1, 23))) != dg(Plain(-0.5, (1, 23)))
+    assert dg(Plain(0.5, (1, 23))) != dg(Plain(0.5, (1, 23), scale=2.0))  # private state is state
+    holding = Plain(0.5, (1, 23), scale=object())  # no exact form: a nonce, never another value's digest
+    assert dg(holding) != dg(holding)
     with pytest.raises(TypeError, match="Plain has no exact digest"):
         digest(Plain(0.5, (1, 23)))  # a figure's data: no key, always drawn
+
+
+def _objects_digest(x: Any) -> str:
+    h = hashlib.sha256()
+    feed(h, x, objects=True)
+    return h.hexdigest()
+
+
+def test_what_review_found_hashed_alike_is_told_apart():
+    """A plain subclass of a dataclass holding its own state, a dataclass of another module with the same
+    class name, enum members, functions, an int beyond str()'s digits, structured dtypes of one item size,
+    NaN payloads."""
+    import dataclasses
+    import enum
+    import functools
+
+    from fcocheck.solvers.regularizers.norms import L1
+
+    class Mine(L1):  # no @dataclass: its state is not among L1's fields
+        def __init__(self, lam: float, extra: float) -> None:
+            super().__init__(lam)
+            object.__setattr__(self, "extra", extra)
+
+    assert _objects_digest(Mine(0.1, 1.0)) != _objects_digest(Mine(0.1, 2.0))
+    with pytest.raises(TypeError):
+        digest(Mine(0.1, 1.0))  # not an exact figure datum: always drawn
+    @dataclasses.dataclass(frozen=True)
+    class Users:
+        lam: float
+
+    Users.__module__, Users.__qualname__ = "users_module", "L1"  # a user's L1, named as the built-in one
+    assert type(Users(0.5)).__qualname__ == type(L1(0.5)).__qualname__
+    assert digest(Users(0.5)) != digest(L1(0.5))
+    Color = enum.Enum("Color", "RED GREEN")
+    assert _objects_digest(Color.RED) != _objects_digest(Color.GREEN)
+    assert _objects_digest(Color.RED) == _objects_digest(Color.RED)
+    assert _objects_digest(abs) != _objects_digest(len)
+    assert _objects_digest(functools.partial(max, 1)) != _objects_digest(functools.partial(max, 2))
+    assert digest(10**5000) != digest(10**5000 + 1) and digest(-(2**63)) != digest(2**63)
+    a = np.zeros(1, dtype=[("x", "<f8"), ("y", "<f8")])
+    b = np.zeros(1, dtype=[("u", "<f8"), ("v", "<f8")])
+    assert a.dtype.str == b.dtype.str and digest(a) != digest(b)
+    nan, other_nan = float("nan"), struct.unpack("<d", struct.pack("<Q", 0x7FF8000000000001))[0]
+    assert digest(nan) != digest(other_nan) and digest(nan) == digest(float("nan"))
+
+
+def test_a_figure_with_a_huge_int_still_has_a_key():
+    from fcocheck.reports.figure_key import figure_key
+
+    assert figure_key({"n": 10**5000}) is not None

@@ -104,20 +104,56 @@ class Recording(Serial):
 
 
 def test_runs_no_batch_takes_are_executed_each_as_its_own_item(tmp_path):
-    """Grouped by the sweep, refused by ``run_batch``: handed back, then one item each (a pool's workers share
-    them, and each is stored as soon as it finishes); the quadratics' group stays one item."""
+    """Grouped by the sweep, refused by ``run_batch``: handed back, then one item each, right after their
+    batch (a pool's workers share them; each is stored as soon as it finishes); the quadratics' group stays
+    one item."""
     quad = grid({**BASE, "rounds": 5}, {"hp.eta_c": [0.1, 0.2]}, seeds=[0, 1])
     assert [len(g) for g in batches(RIDGE + quad)] == [6, 4]
     ex = Recording()
     with Store(tmp_path / "s.sqlite") as st:
         summary = run_sweep(RIDGE + quad, st, ex, progress=False)
     assert summary.executed["completed"] == 10
-    assert ex.items[:2] == [[c.key for c in RIDGE], [c.key for c in quad]]  # the first pass
-    assert ex.items[2:] == [[c.key] for c in RIDGE]  # the second: every ridge run alone, in order
+    assert ex.items == [[c.key for c in RIDGE], *[[c.key] for c in RIDGE], [c.key for c in quad]]
     with Store(tmp_path / "alone.sqlite") as st:
         for c in RIDGE + quad:
             assert st.put(execute(c), code_version())
     assert rows(tmp_path / "s.sqlite") == rows(tmp_path / "alone.sqlite")
+
+
+def test_a_batch_the_instances_split_runs_its_first_group_and_hands_back_the_rest(tmp_path, monkeypatch):
+    """A sweep batch holding two ``run_batch`` groups (a grouping forced wrong: K = 1 and K = 2 together):
+    the item computes the first group only, the other group's runs come back and run one by one, and every
+    run stores what it stores alone."""
+    from fcocheck.verify.sweep import runner
+
+    cfgs = grid({**BASE, "rounds": 5}, {"hp.local_steps": [1, 2], "hp.eta_c": [0.1, 0.2]}, seeds=[0])
+    monkeypatch.setattr(runner, "batches", lambda todo, workers: [list(todo)])
+    ex = Recording()
+    with Store(tmp_path / "s.sqlite") as st:
+        assert run_sweep(cfgs, st, ex, progress=False).executed["completed"] == 4
+    second = [c.key for c in cfgs if c.hp["local_steps"] == 2]
+    assert ex.items == [[c.key for c in cfgs], *[[k] for k in second]]
+    with Store(tmp_path / "alone.sqlite") as st:
+        for c in cfgs:
+            assert st.put(execute(c), code_version())
+    assert rows(tmp_path / "s.sqlite") == rows(tmp_path / "alone.sqlite")
+
+
+def test_a_refused_batch_solves_each_reference_once(tmp_path, monkeypatch):
+    """Twenty instances a batch refuses (more than the per-process cache of 16): each reference is solved
+    once — the handed-back runs follow their batch while the cache still holds their instances."""
+    from fcocheck.solvers import reference
+
+    task._instance.cache_clear()
+    solved = []
+    real = reference.reference_solve
+    monkeypatch.setattr(reference, "reference_solve", lambda p, *a, **k: solved.append(1) or real(p, *a, **k))
+    cfgs = grid({**BASE, "problem": {"generator": "ridge", "params": {"clients": 4}}, "rounds": 2},
+                {"problem.seed": list(range(20))}, seeds=[0])
+    with Store(tmp_path / "s.sqlite") as st:
+        assert run_sweep(cfgs, st, Serial(), progress=False).executed["completed"] == 20
+    assert len(solved) == 20
+    task._instance.cache_clear()
 
 
 def test_ctrl_c_keeps_every_run_finished_before_it(tmp_path, monkeypatch):

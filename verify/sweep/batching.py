@@ -1,16 +1,16 @@
 """Which configurations of a sweep execute together as one ``run_batch`` (``task.execute_batch``).
 
 Configurations whose method the batched round covers (``engine.batch.batched_method``: the dual cards
-FedDualAvg and FedDualAvg-OSP, the primal cards FedAvg, FedMiD and their variants, FedCanon, ZA1) and that
-agree in everything ``run_batch`` holds common — algorithm, R, oracle, ``metrics_every``, clients per round,
-per-round records, the local steps K and the oracle queries per step b — and in their instance generator and
-its parameters other than the seed (so that their instances have the same shapes) form one group; each
-group is cut into batches of at most ``MAX_BATCH`` runs, and into at least one batch per worker when it
-has enough runs, so that a pool's workers share it.  Every other configuration is a batch of its own.
-``run_batch`` checks the instances themselves (``batch_key``); a run that fits no batch after all (a
-kernel of the loop strategy, a compiled pass) is handed back and executed as its own item
-(``runner.run_sweep``), so a grouping that turns out wrong costs an instance build, never a bit, and
-never a finished run at Ctrl-C.
+FedDualAvg and FedDualAvg-OSP, the primal cards FedAvg, FedAvgM, FedMiD and their variants, FedCanon, ZA1)
+and that agree in everything ``run_batch`` holds common — algorithm, R, oracle, ``metrics_every``, clients
+per round, per-round records, the local steps K and the oracle queries per step b — and in their instance
+generator and its parameters other than the seed (so that their instances have the same shapes) form one
+group; each group is cut into batches of at most ``MAX_BATCH`` runs, and into at least one batch per worker
+when it has enough runs, so that a pool's workers share it. Every other configuration is a batch of its own.
+``run_batch`` checks the instances themselves (``batch_key``); a run that does not fit the batch after all
+(a kernel of the loop strategy, a compiled pass) is handed back and executed as its own item right after the
+batch (``runner.run_sweep``), so a grouping that turns out wrong costs the batch's checks (and, on a pool,
+maybe an instance built again in another worker), never a bit, and never a finished run at Ctrl-C.
 """
 
 from __future__ import annotations

@@ -5,15 +5,15 @@ this code version and executes only the others.  Each finished run is committed 
 its metrics, by this (the only writing) process; so Ctrl-C or ``kill -9`` loses at most the runs
 in flight, and running the same sweep again completes it without duplicates.  The runs of a batch
 (``batching.batches``) advance round by round together, so they are in flight together; a run that
-no batch takes after all is handed back by its batch and executed as its own item in a second pass,
-never one after another inside a batch's item (where a Ctrl-C would take the finished ones down).
+the batch cannot take after all is handed back and executed as its own item right after it, never one
+after another inside the batch's item (where a Ctrl-C would take the finished ones down).
 """
 
 from __future__ import annotations
 
 import time
-from collections import Counter
-from collections.abc import Iterable
+from collections import Counter, deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -86,7 +86,7 @@ def _with_references(executor: Any, todo: list[RunConfig]) -> Any:
 def execute_group(group: list[RunConfig], references: dict[str, Any] | None = None) -> list[RunRecord | None]:
     """The records of one batch (``batching.batches``): ``execute`` for one run, else ``execute_batch``.
 
-    None for a configuration of a batch that no batch takes after all: ``run_sweep`` executes it alone.
+    None for a configuration the batch hands back (``execute_batch``): ``run_sweep`` executes it alone.
     """
     if len(group) == 1:
         return [execute(group[0]) if references is None else execute(group[0], references=references)]
@@ -96,6 +96,17 @@ def execute_group(group: list[RunConfig], references: dict[str, Any] | None = No
 def crashed_group(group: list[RunConfig], message: str) -> list[RunRecord]:
     """The records of a batch whose worker died under it: each run's ``crashed`` record."""
     return [crashed(c, message) for c in group]
+
+
+def _drain(queue: deque) -> Iterator[list[RunConfig]]:
+    """The queue's items, read as the executor asks for them: an item put back meanwhile comes next.
+
+    The serial executor and the pool ask for an item when they have room for it, so a batch's handed-back
+    runs (``execute_group``'s None) run right after it, in the process whose caches hold their instances
+    and references (the serial executor's only process).  A queue found empty ends this pass.
+    """
+    while queue:
+        yield queue.popleft()
 
 
 def _store(store: Store, version: str, config: RunConfig, record: RunRecord, summary: SweepSummary) -> None:
@@ -144,18 +155,16 @@ def run_sweep(
     try:
         fn = _with_references(executor, todo)
         refs = fn.keywords["references"] if isinstance(fn, partial) else None
-        items = batches(todo, executor.workers)
-        while items:  # a second pass at most: the runs no batch took, each its own item
-            alone: list[list[RunConfig]] = []
-            for group, recs in executor.imap(partial(execute_group, references=refs), items,
+        queue = deque(batches(todo, executor.workers))
+        while queue:  # again only for an executor that took every item at once (Dask)
+            for group, recs in executor.imap(partial(execute_group, references=refs), _drain(queue),
                                              on_crash=crashed_group):
+                back = [[cfg] for cfg, rec in zip(group, recs, strict=True) if rec is None]
+                queue.extendleft(reversed(back))  # next: the instances and references still cached
                 for cfg, rec in zip(group, recs, strict=True):
-                    if rec is None:
-                        alone.append([cfg])
-                    else:
+                    if rec is not None:
                         _store(store, cv, cfg, rec, summary)
                         bar.step(failed=rec.status == ERROR)
-            items = alone
     except KeyboardInterrupt:
         summary.interrupted = True
     finally:

@@ -194,26 +194,36 @@ def execute_batch(configs: Sequence[RunConfig], references: dict[str, Any] | Non
     """``[execute(c) for c in configs]`` as one ``run_batch`` (configurations ``batching.batches`` grouped).
 
     Same algorithm, rounds, oracle, ``metrics_every`` and participation in every configuration; each record
-    is the one ``execute`` gives (``seconds``: the batch's wall time shared among its runs).  A configuration
-    that no batch takes (``run_batch``'s ``run_alone=False``) is None: not executed here, the caller executes
-    it as its own item (``runner.run_sweep``), so that a run finished here is never lost with the batch when
-    Ctrl-C stops it.  Anything that fails (an instance, a reference, a configuration ``run`` refuses) makes
-    every configuration None, and ``execute`` records each failure as its own.
+    is the one ``execute`` gives (``seconds``: the batch's wall time shared among its runs).  Only the runs of
+    one batch are computed here (``engine.batch.plan``'s first; their references solved, no other's); any
+    other configuration — one no batch takes, or of another batch when the instances split the group — is
+    None: the caller executes it as its own item (``runner.run_sweep``), so that runs finished here are
+    never lost with others when Ctrl-C stops them.  Anything that fails (an instance, a reference, a
+    configuration ``run`` refuses) makes every configuration None, and ``execute`` records each failure as
+    its own.
     """
-    from fcocheck.solvers.engine.batch import run_batch
+    from fcocheck.solvers.engine.batch import plan, run_batch
 
     started = datetime.now(UTC).isoformat(timespec="seconds")
     c0 = configs[0]
+    out: list[RunRecord | None] = [None] * len(configs)
     try:
         with serial_blas(every_api=True):
-            pairs = [instance(c, references) for c in configs]
-            traces = run_batch(c0.algorithm, [p for p, _ in pairs], [dict(c.hp) for c in configs], c0.rounds,
-                               [c.seed for c in configs], c0.oracle, [r for _, r in pairs], c0.metrics_every,
-                               participation=c0.participation, run_alone=False)
+            problems = [_problem(canonical(c.problem.as_dict())) for c in configs]
+            groups, _ = plan(c0.algorithm, problems, [dict(c.hp) for c in configs], c0.rounds, c0.oracle,
+                             c0.participation)
+            if not groups:
+                return out
+            batch = [configs[i] for i in groups[0]]
+            pairs = [instance(c, references) for c in batch]
+            traces = run_batch(c0.algorithm, [p for p, _ in pairs], [dict(c.hp) for c in batch], c0.rounds,
+                               [c.seed for c in batch], c0.oracle, [r for _, r in pairs], c0.metrics_every,
+                               participation=c0.participation)
     except KeyboardInterrupt:
         raise
     except Exception:  # noqa: BLE001 - each configuration, executed alone, records its own error
         ctrl_c.check()  # unless it is a Ctrl-C in another form
-        return [None] * len(configs)
-    return [None if t is None else _record(c, t, t.meta["seconds"], started)
-            for c, t in zip(configs, traces, strict=True)]
+        return out
+    for i, t in zip(groups[0], traces, strict=True):
+        out[i] = _record(configs[i], t, t.meta["seconds"], started)
+    return out
