@@ -173,3 +173,27 @@ def test_a_figure_with_a_huge_int_still_has_a_key():
     from fcocheck.reports.figure_key import figure_key
 
     assert figure_key({"n": 10**5000}) is not None
+
+
+def test_arrays_are_hashed_in_place_as_their_bytes_in_c_order():
+    """The buffer an array is hashed from is its C-order bytes, whatever its layout: Fortran, strided, a
+    transposed view, masked (the data under the mask too; the mask is its own item), structured, bool,
+    empty — the digest ``tobytes`` would give."""
+    def item(tag: bytes, payload: bytes) -> bytes:
+        return tag + len(payload).to_bytes(8, "little") + payload
+
+    def by_bytes(x: np.ndarray) -> str:
+        parts = [item(b"a", f"{x.dtype.str}{x.shape}".encode())]
+        if x.dtype.names is not None:
+            parts.append(item(b"n", repr(x.dtype.descr).encode()))
+        parts.append(item(b"b", np.asarray(x).tobytes()))
+        if isinstance(x, np.ma.MaskedArray):
+            parts.append(item(b"m", np.ma.getmaskarray(x).tobytes()))
+        return hashlib.sha256(b"".join(parts)).hexdigest()
+
+    grid = np.arange(12.0).reshape(3, 4)
+    arrays = [grid, np.asfortranarray(grid), np.arange(20.0)[::3], grid.T,
+              np.ma.masked_array([1.0, 2.0, 3.0], [0, 1, 0]), np.zeros(2, dtype=[("x", "<f8"), ("y", "<i4")]),
+              np.array([True, False, True]), np.zeros((0, 3))]
+    for x in arrays:
+        assert digest(x) == by_bytes(x), x
