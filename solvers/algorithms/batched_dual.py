@@ -41,7 +41,7 @@ class BatchState(NamedTuple):
     z: Array
     w: Array
     r: int
-    server: tuple = ()
+    server: tuple
 
     def select(self, keep: Sequence[int]) -> BatchState:
         """The states of the runs ``keep`` (positions in the batch), in that order."""
@@ -68,18 +68,12 @@ class RunColumns:
 
 
 def server_transforms(card: Any, hps: Sequence[Any], delta: Array, states: tuple) -> tuple[Array, tuple]:
-    """(u_r, states') of every run from its Δ_r (rows of ``delta``): the card's transforms in order.
+    """(u_r, states') of every run from its Δ_r (rows of ``delta``): ``Card.transform`` on the rows.
 
-    ``states``: each transform's state for all runs (None before the first round, then ``(B, dim)``);
-    ``()`` stands for every state None.  Only ``BATCHED_TRANSFORMS`` (``batchable_server``).
+    ``states``: each transform's state for all runs (None before the first round, then ``(B, dim)``;
+    ``stack_states``).  Only ``BATCHED_TRANSFORMS`` (``batchable_server``), handed ``RunColumns``.
     """
-    states = states or tuple(None for _ in card.server)
-    u, new = delta, []
-    columns = RunColumns(hps)
-    for transform, s in zip(card.server, states, strict=True):
-        u, s = transform.update(u, s, columns)
-        new.append(s)
-    return u, tuple(new)
+    return card.transform(delta, states, RunColumns(hps))
 
 
 def batchable_server(card: Any) -> bool:

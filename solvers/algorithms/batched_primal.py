@@ -63,7 +63,7 @@ class PrimalBatchState(NamedTuple):
 
     w: Array
     r: int
-    server: tuple = ()
+    server: tuple
 
     def select(self, keep: Sequence[int]) -> PrimalBatchState:
         """The states of the runs ``keep`` (positions in the batch), in that order."""

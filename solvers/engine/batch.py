@@ -118,16 +118,16 @@ def batch_key(s: Setup, problem: Problem) -> tuple | None:
     """What runs must share to advance together, or None when ``run`` alone must take this one.
 
     Covered: a dual card whose server transforms are ``Scale`` or ``Trace`` (FedDualAvg, FedDualAvg-OSP, with
-    server momentum), every client
-    or P of them each round (the key holds P), the exact, Gaussian or minibatch oracle (its spec in the key:
-    σ, b), and a batched kernel over dense float64 arrays (quadratics, or stacked samples) on which the run
-    alone takes the step-by-step schedule (neither the compiled pass nor the client-major one); per-step
-    records on quadratic clients only (the case tested bit for bit: a step's Σ_m p̃_m g^m reads the gradient
-    rows, whose layout is the loss kernel's).  FedCanon (``algorithms.batched_canon``) on the same terms with
-    every client, per-round records only, its key adding the oracle queries per step b (its local steps never
-    run compiled nor client-major alone); ZA1 (``algorithms.batched_za1``) likewise.  A primal card
-    (``batched_primal.primal_card``) on the dual cards' terms, per-round records only; its compiled pass is
-    asked as ``primal_round`` asks it, with (the step's map, η_c).
+    server momentum), every client or P of them each round (the key holds P), the exact, Gaussian or minibatch
+    oracle (its spec in the key: σ, b), and a batched kernel over dense float64 arrays (quadratics, or stacked
+    samples) on which the run alone takes the step-by-step schedule (neither the compiled pass nor the
+    client-major one); per-step records on quadratic clients only (the case tested bit for bit: a step's Σ_m
+    p̃_m g^m reads the gradient rows, whose layout is the loss kernel's). FedCanon
+    (``algorithms.batched_canon``) on the same terms with every client, per-round records only, its key adding
+    the oracle queries per step b (its local steps never run compiled nor client-major alone); ZA1
+    (``algorithms.batched_za1``) likewise. A primal card (``batched_primal.primal_card``) on the dual cards'
+    terms, per-round records only; its compiled pass is asked as ``primal_round`` asks it, with (the step's
+    map, η_c).
     """
     alg, env = s.algorithm, s.env
     card = alg.card
