@@ -153,6 +153,11 @@ class RunConfig:
         } | ({"metrics_every": int(self.metrics_every)} if self.metrics_every != 1 else {})
 
     @property
+    def instance_spec(self) -> str:
+        """The problem's canonical JSON: what names its instance and its reference (the caches' key)."""
+        return canonical(self.problem.as_dict())
+
+    @property
     def key(self) -> str:
         """Hex SHA-256 of the canonical JSON."""
         return hashlib.sha256(canonical(self.as_dict()).encode()).hexdigest()

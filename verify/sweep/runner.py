@@ -20,7 +20,7 @@ from typing import Any
 
 from fcocheck.solvers.progress import Progress
 from fcocheck.verify.sweep.batching import batches
-from fcocheck.verify.sweep.config import RunConfig, canonical
+from fcocheck.verify.sweep.config import RunConfig
 from fcocheck.verify.sweep.executors import Serial
 from fcocheck.verify.sweep.store import Store
 from fcocheck.verify.sweep.task import ERROR, RunRecord, crashed, execute, execute_batch, solve_reference
@@ -76,7 +76,7 @@ def _with_references(executor: Any, todo: list[RunConfig]) -> Any:
     With several workers every worker would otherwise solve every instance it meets; the serial
     executor solves each once anyway (its cache), so it gets ``execute`` itself.
     """
-    specs = list(dict.fromkeys(canonical(c.problem.as_dict()) for c in todo))
+    specs = list(dict.fromkeys(c.instance_spec for c in todo))
     if executor.workers <= 1 or not specs:
         return execute
     refs = dict(executor.imap(solve_reference, specs, on_crash=lambda spec, message: None))

@@ -20,7 +20,7 @@ import numpy as np
 from fcocheck.solvers import ctrl_c
 from fcocheck.solvers.progress import Progress
 from fcocheck.verify.sweep import study_runs
-from fcocheck.verify.sweep.config import RunConfig, canonical
+from fcocheck.verify.sweep.config import RunConfig
 from fcocheck.verify.sweep.executors import Serial
 from fcocheck.verify.sweep.runner import SweepSummary, run_sweep, unique
 from fcocheck.verify.sweep.store import Store
@@ -155,7 +155,7 @@ class Session:
         todo_runs = [c for c in runs if c.key not in have]
         summary = SweepSummary(len(runs), len(runs) - len(todo_runs), executor=self.executor.name,
                                workers=self.executor.workers)
-        spec_of = {c.key: canonical(c.problem.as_dict()) for c in todo_runs}
+        spec_of = {c.key: c.instance_spec for c in todo_runs}
         specs = list(dict.fromkeys(spec_of.values()))
         refs: dict[str, Any] = {}
         todo: list[Job] = []

@@ -23,7 +23,7 @@ import numpy as np
 from fcocheck.solvers import ctrl_c
 from fcocheck.solvers.blas_threads import serial_blas
 from fcocheck.solvers.engine.trace import INTERRUPTED
-from fcocheck.verify.sweep.config import RunConfig, canonical
+from fcocheck.verify.sweep.config import RunConfig
 
 ERROR = "error"
 
@@ -88,7 +88,7 @@ def instance(config: RunConfig, references: dict[str, Any] | None = None) -> tup
 
     ``references``: spec → a reference already certified elsewhere (``solve_reference``), used as is.
     """
-    spec = canonical(config.problem.as_dict())
+    spec = config.instance_spec
     if references and references.get(spec) is not None:
         return _problem(spec), references[spec]
     return _instance(spec)
@@ -209,7 +209,7 @@ def execute_batch(configs: Sequence[RunConfig], references: dict[str, Any] | Non
     out: list[RunRecord | None] = [None] * len(configs)
     try:
         with serial_blas(every_api=True):
-            problems = [_problem(canonical(c.problem.as_dict())) for c in configs]
+            problems = [_problem(c.instance_spec) for c in configs]
             groups, _ = plan(c0.algorithm, problems, [dict(c.hp) for c in configs], c0.rounds, c0.oracle,
                              c0.participation)
             if not groups:

@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from fcocheck.verify.sweep.config import InvalidSweepError, RunConfig, canonical
+from fcocheck.verify.sweep.config import InvalidSweepError, RunConfig
 
 MAX_LISTED = 5
 
 
 def _problem(cfg: RunConfig, cache: dict[str, Any]) -> Any:
-    key = canonical(cfg.problem.as_dict())
+    key = cfg.instance_spec
     if key not in cache:
         if cfg.problem.file is None:
             from fcocheck.solvers.generators import check_parameters, generate
