@@ -9,6 +9,7 @@ from __future__ import annotations
 import platform
 import subprocess
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -86,8 +87,8 @@ def _tightness_jobs(quick: bool) -> list[Any]:
         return []
 
 
-def _tightness(session: Session, quick: bool, figdir: Path, errors: list[str],
-               drawer: Drawer) -> list[TightnessBlock]:
+def _tightness(session: Session, quick: bool, errors: list[str],
+               submit: Callable[[Any], str]) -> list[TightnessBlock]:
     """The worst-case tightness studies (quick: ``REPORT_TARGETS``; full: all), each with its figure."""
     names = _tightness_names(quick)
     try:
@@ -102,7 +103,7 @@ def _tightness(session: Session, quick: bool, figdir: Path, errors: list[str],
     for res in payloads:
         fig = tightness_figure(res)
         blocks.append(
-            TightnessBlock(res, drawer.submit(fig, figdir) if fig else None, fig.caption if fig else "")
+            TightnessBlock(res, submit(fig) if fig else None, fig.caption if fig else "")
         )
     return blocks
 
@@ -182,8 +183,13 @@ def build(
     reproductions: tuple[str, ...] = REPRODUCTIONS,
     budget: str | None = None,
     worstcase: bool = True,
+    earlier: Path | None = None,
 ) -> Report:
-    """Run or reuse everything, draw every figure, and return the report (not yet rendered)."""
+    """Run or reuse everything, draw every figure, and return the report (not yet rendered).
+
+    Every file goes under ``out`` (a stage: ``solvers.staging``); ``earlier`` is the folder an earlier
+    report was written to, whose figures are kept when drawn from the same data (``reports.draw``).
+    """
     start = time.perf_counter()
     mode = "quick" if quick else "full"
     budget = budget or mode
@@ -201,28 +207,32 @@ def build(
     errors = _job_errors("experiment", results) + _job_errors("conformance", conf)
     results = {k: v for k, v in results.items() if "theorem" in v}
     write_files(conf, out)
-    figdir = out / "figures"
+    figures = Writer(out).within("figures")
+    kept = Writer(earlier).within("figures") if earlier is not None else None
     # figures are drawn beside the reproductions' runs when the executor has workers to keep busy
     with Drawer(background=session.executor.workers > 1) as drawer:
-        tight = _tightness(session, quick, figdir, errors, drawer) if worstcase else []
+        def submit(fig: Any) -> str:
+            return drawer.submit(fig, figures, kept)
+
+        tight = _tightness(session, quick, errors, submit) if worstcase else []
         constants = {
             b.result["name"]: b.result["verdicts"]["tightness"]["evidence"].get("c_max") for b in tight
         }
-        figures: dict[str, tuple[str | None, str]] = {}
+        drawn: dict[str, tuple[str | None, str]] = {}
         for name, res in results.items():
             fig = experiment_figure(res, constants.get(res.get("theorem", "")))
-            figures[name] = (drawer.submit(fig, figdir), fig.caption) if fig else (None, "")
+            drawn[name] = (submit(fig), fig.caption) if fig else (None, "")
         blocks = []
         for rep in _reproduce(session, studies, quick, seed):
             fig = reproduction_figure(rep)
-            stem = drawer.submit(fig, figdir) if fig else None
+            stem = submit(fig) if fig else None
             blocks.append(ReproductionBlock(rep, stem, fig.caption if fig else ""))
         drawer.wait()
     cells = [c for payload in conf.values() for c in payload.get("cells", [])]
     report = Report(
         mode,
         seed,
-        _theorems(results, figures),
+        _theorems(results, drawn),
         invariants=[c for c in cells if c["column"] not in PROPERTIES],
         properties=[c for c in cells if c["column"] in PROPERTIES],
         algorithms=algs,

@@ -14,6 +14,7 @@ from fcocheck.reports.cli_session import session as open_session
 from fcocheck.reports.render_html import render_html
 from fcocheck.reports.render_md import render_md
 from fcocheck.solvers.ctrl_c import INTERRUPTED
+from fcocheck.solvers.staging import Staging
 from fcocheck.solvers.untrusted import read_json
 from fcocheck.verify.experiments import EXPERIMENTS
 from fcocheck.verify.sweep import Store, grid, run_sweep
@@ -65,10 +66,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     out = Path(args.out)
     check_writable(out, directory=True)
     session = open_session(args)
-    out.mkdir(parents=True, exist_ok=True)
     try:
-        report = build(session, out, quick, args.seed, names, algs, reps, budget,
-                       worstcase=not args.no_worstcase)
+        # everything is written to a stage inside --out and moved into place when the whole report is
+        # there: a refusal, a failure or a Ctrl-C leaves --out as it was (solvers.staging)
+        with Staging(out) as stage:
+            report = build(session, stage.dir, quick, args.seed, names, algs, reps, budget,
+                           worstcase=not args.no_worstcase, earlier=out)
+            render_html(report, stage.dir)
+            render_md(report, stage.dir)
     except KeyboardInterrupt:
         print(
             "fcocheck: interrupted; finished runs and jobs are in the store — run the same command to resume",
@@ -78,7 +83,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     finally:
         session.executor.close()
         session.store.close()
-    html, md = render_html(report, out), render_md(report, out)
+    html, md = out / "index.html", out / "report.md"
     s = report.summary()
     if not args.quiet:
         figs = report.provenance["figures"]

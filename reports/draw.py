@@ -10,6 +10,7 @@ the same data draws the same file.  So a figure already on disk is not drawn aga
 from __future__ import annotations
 
 import math
+import os
 import textwrap
 from pathlib import Path
 from typing import NamedTuple
@@ -210,21 +211,42 @@ class Drawn(NamedTuple):
     reused: bool
 
 
-def draw(fig: Figure, out: Path) -> Drawn:
+def _kept(writer: Writer, earlier: Writer | None, names: tuple[str, ...], key: str) -> bool:
+    """Whether this data's drawing is in ``writer``'s folder, or in ``earlier``'s (then linked over)."""
+    mine = [writer.path(n, make_dirs=False) for n in names]  # a link raises, as writing would
+    if reusable(*mine, key):
+        return True
+    if earlier is None:
+        return False
+    theirs = [earlier.path(n, make_dirs=False) for n in names]
+    if not reusable(*theirs, key):
+        return False
+    for src, name in zip(theirs, names, strict=True):
+        dst = writer.path(name)
+        try:
+            os.link(src, dst)
+        except OSError:  # another file system, or links not allowed: the bytes then
+            writer.write_bytes(name, src.read_bytes())
+    return reusable(*mine, key)
+
+
+def draw(fig: Figure, out: Path | Writer, earlier: Writer | None = None) -> Drawn:
     """Write ``out/<stem>.png`` and ``out/<stem>.svg`` unless already drawn from this data; returns both.
 
-    The stem may come from a results store: it must be one plain file name (``safe_stem``), and every
-    file goes through ``solvers.files.Writer`` (inside ``out``, no symlink followed, atomic).  The key
-    file (module docstring) is removed before the drawing and written after both files, so a drawing cut
-    short never leaves files that a key vouches for.
+    ``out`` is a folder or a ``Writer`` for one (a report's stage: ``solvers.staging``); ``earlier`` a
+    writer for the folder an earlier report drew into, whose files are linked into ``out`` when their key
+    matches.  The stem may come from a results store: it must be one plain file name (``safe_stem``),
+    and every file goes through ``solvers.files.Writer`` (inside ``out``, no symlink followed, atomic).
+    The key file (module docstring) is removed before the drawing and written after both files, so a
+    drawing cut short never leaves files that a key vouches for.
     """
     stem = safe_stem(fig.stem)
-    writer = Writer(out)
+    writer = out if isinstance(out, Writer) else Writer(out)
     names = (f"{stem}.png", f"{stem}.svg", f".{stem}.drawn")
     key = figure_key(fig)
     png, svg, stale = (writer.path(n, make_dirs=False) for n in names)  # a link raises, as writing would
-    if key is not None and reusable(png, svg, stale, key):
-        return Drawn(out / names[0], out / names[1], True)
+    if key is not None and _kept(writer, earlier, names, key):
+        return Drawn(png, svg, True)
     if stale.exists():
         stale.unlink()
     f = layout(fig)
@@ -237,4 +259,4 @@ def draw(fig: Figure, out: Path) -> Drawn:
         plt.close(f)
     if key is not None:
         writer.write_text(names[2], key_text(key, png, svg))
-    return Drawn(out / names[0], out / names[1], False)
+    return Drawn(png, svg, False)

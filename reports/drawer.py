@@ -16,6 +16,7 @@ from pathlib import Path
 
 from fcocheck.reports.draw import Drawn, draw
 from fcocheck.reports.plotdata import Figure
+from fcocheck.solvers.files import Writer
 
 
 class Drawer:
@@ -37,16 +38,16 @@ class Drawer:
         self.reused += done.reused
         self.drawn += not done.reused
 
-    def submit(self, fig: Figure, out: Path) -> str:
-        """Draw ``fig`` into ``out`` (now or in the background); returns its stem."""
+    def submit(self, fig: Figure, out: Path | Writer, earlier: Writer | None = None) -> str:
+        """Draw ``fig`` into ``out``, now or in the background (``earlier``: see ``draw``); its stem."""
         if self._pool is None:
-            done = draw(fig, out)
+            done = draw(fig, out, earlier)
             self._count(done)
             return done.png.stem
         from fcocheck.verify.sweep.executors import sigint_deferred
 
         with sigint_deferred():  # the drawing process is never cut in half while it starts
-            self._pending.append(self._pool.submit(draw, fig, out))
+            self._pending.append(self._pool.submit(draw, fig, out, earlier))
         return fig.stem
 
     def wait(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +32,21 @@ def _cell(x: Any) -> str:
     return str(x).replace("|", "\\|").replace("\n", " ")
 
 
+def inert(value: Any) -> str:
+    """A value as Markdown text that no renderer turns into markup (every ``{{ … }}`` passes here).
+
+    Stored strings come from a results store or a user's plugin.  ``<``, ``>`` and ``&`` become
+    entities, so no raw HTML and no ``<scheme:…>`` autolink survive; ``](``, ``][`` and ``]:`` get a
+    space, so no inline link, reference link or link definition is formed from the text (the
+    template's own links are template text, not values).  LaTeX between ``$`` keeps its meaning.
+    """
+    text = html.escape(str(value), quote=False)
+    return text.replace("](", "] (").replace("][", "] [").replace("]:", "] :")
+
+
 def render_md(r: Report, out: Path) -> Path:
     """Write ``out/report.md``."""
-    env = environment(autoescape=False)
+    env = environment(autoescape=False, finalize=inert)
     env.filters["cell"] = _cell
     p = r.provenance
     text = env.get_template("report.md.j2").render(

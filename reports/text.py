@@ -75,16 +75,24 @@ def readable(text: object) -> str:
 
 
 def mathml(latex: str) -> str:
-    """LaTeX → inline MathML; an expression the converter cannot read stays as escaped code."""
+    """LaTeX → inline MathML rebuilt from an allow-list (``safe_mathml``), else the LaTeX as escaped code.
+
+    Escaped code when the converter cannot read the expression or its output is not clean MathML.  The
+    LaTeX may come from a store or a plugin: whatever it holds, the result carries no element,
+    attribute or URL outside presentation MathML.
+    """
     from latex2mathml.converter import convert
 
+    from fcocheck.reports.safe_mathml import sanitized
+
     try:
-        return convert(latex)
+        out = sanitized(convert(latex))
     except Exception:  # noqa: BLE001 - a statement must still be shown, as its source
         from fcocheck.solvers import ctrl_c
 
         ctrl_c.check()  # unless it is a Ctrl-C in another form
-        return f"<code>{html.escape(latex)}</code>"
+        out = None
+    return out if out is not None else f"<code>{html.escape(latex)}</code>"
 
 
 def shorten(text: str, limit: int) -> str:

@@ -85,11 +85,21 @@ def _refuse_link(path: Path, what: str) -> os.stat_result | None:
 
 
 class Writer:
-    """Writes under ``root`` only (module docstring).  ``root`` itself may be given through a link."""
+    """Writes under ``root`` only (module docstring).  ``root`` itself may be given through a link.
 
-    def __init__(self, root: str | os.PathLike) -> None:
-        self.root = Path(root)
+    ``within(sub)`` is a writer for ``root/sub`` that checks ``sub`` too: a link planted at
+    ``root/figures`` is refused, not taken as the root of the figures' writer.
+    """
+
+    def __init__(self, root: str | os.PathLike, prefix: tuple[str, ...] = ()) -> None:
+        self.top = Path(root)
+        self.prefix = prefix
+        self.root = self.top.joinpath(*prefix)
         self._swept: set[Path] = set()
+
+    def within(self, sub: str | os.PathLike) -> Writer:
+        """A writer for ``root/sub`` whose checks start at this writer's root (``sub`` checked too)."""
+        return Writer(self.top, self.prefix + _parts(sub))
 
     def path(self, rel: str | os.PathLike, make_dirs: bool = True) -> Path:
         """The checked target ``root/rel``; its directories are created (never through a link)."""
@@ -97,7 +107,8 @@ class Writer:
         if not parts:
             raise UnsafePathError(f"file name {str(rel)!r} names the output directory itself; "
                                   "the rule is a file")
-        base = self.root
+        parts = self.prefix + parts
+        base = self.top
         if base.exists() and not base.is_dir():
             raise UnsafePathError(f"output directory {str(base)!r} is not a directory")
         if make_dirs:
@@ -134,6 +145,7 @@ class Writer:
         except OSError as exc:
             raise _failed(target, exc) from None
         try:
+            os.fchmod(fd, FILE_MODE)  # mkstemp makes 0600; a file is made as open() would make it
             with os.fdopen(fd, mode, encoding=encoding if "b" not in mode else None,
                            newline=newline if "b" not in mode else None) as fh:
                 yield fh
@@ -182,12 +194,22 @@ def write_file(path: str | os.PathLike, data: bytes | str) -> Path:
     return w.write_bytes(p.name, data.encode("utf-8") if isinstance(data, str) else data)
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+#: a written file's mode: 0666 less the process's umask at import (0644 under 022), as ``open`` makes it
+FILE_MODE = 0o666 & ~_umask()
+
 #: the suffix of a writer's temporary file; its name carries the writer's pid before a random part
 TMP_SUFFIX = ".fcocheck-tmp"
 _TMP = re.compile(r"^\..*\.(\d+)\.[^.]+" + re.escape(TMP_SUFFIX) + "$")
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` may still run (its temporary files and stages are then kept)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -210,7 +232,7 @@ def remove_stale_temporaries(directory: Path) -> list[str]:
         return removed
     for e in entries:
         m = _TMP.match(e.name)
-        if m and e.is_file(follow_symlinks=False) and not _alive(int(m.group(1))):
+        if m and e.is_file(follow_symlinks=False) and not alive(int(m.group(1))):
             _remove(e.path)
             removed.append(e.name)
     return removed

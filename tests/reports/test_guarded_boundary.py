@@ -18,21 +18,7 @@ from fcocheck.reports.cli import main
 from fcocheck.reports.draw import draw
 from fcocheck.reports.plotdata import Figure, Line, Panel
 from fcocheck.solvers.files import UnsafePathError, Writer, is_counterexample_link, safe_stem
-
-REPORT = ["--experiment", "fco-eq-4.5", "--algorithm", "fedavg", "--reproduction", "none",
-          "--budget", "quick", "--workers", "1", "--no-progress"]
-
-
-def _report(out: Path, store: Path) -> int:
-    return main(["report", "--out", str(out), "--store", str(store), *REPORT])
-
-
-@pytest.fixture(scope="module")
-def stored(tmp_path_factory):
-    """A real store holding one quick report's payloads (built once for the module)."""
-    root = tmp_path_factory.mktemp("stored")
-    assert _report(root / "rep", root / "s.sqlite") in (0, 1)
-    return root / "s.sqlite"
+from tests.reports.stored import run_report as _report
 
 
 def _crafted(stored: Path, tmp_path: Path, kind: str, edit) -> Path:  # noqa: ANN001
