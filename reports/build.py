@@ -130,6 +130,13 @@ def _git() -> str | None:
     return out.stdout.strip() or None
 
 
+def user_definitions() -> dict[str, str]:
+    """Every user card and claim loaded, by name → its digest (what keys its stored results)."""
+    cards = {f"card {n}": algorithms.definition(n) for n in sorted(algorithms.ALGORITHMS)}
+    claims = {f"claim {e.name}": e.definition for e in EXPERIMENTS.values()}
+    return {k: d for k, d in {**cards, **claims}.items() if d is not None}
+
+
 def provenance(session: Session, quick: bool, seed: int, seconds: float, budget: str) -> dict[str, Any]:
     """Version, seeds, configurations, machine and what was run vs reused."""
     versions = {
@@ -157,6 +164,7 @@ def provenance(session: Session, quick: bool, seed: int, seconds: float, budget:
         "conformance_budget": budget,
         "store": str(session.store.path),
         "store_code_versions": session.store.code_versions(),
+        "user_definitions": user_definitions(),
         "executor": f"{session.executor.name} ({session.executor.workers} worker(s))",
         "sweeps": sweeps,
         "jobs": {"run": session.jobs_run, "reused": session.jobs_reused},

@@ -199,6 +199,7 @@ def cmd_store(args: argparse.Namespace) -> int:
                     "runs": len(rows),
                     "by_code_version": by,
                     "results": store.code_versions(),
+                    "user_definitions": store.definitions(),
                 },
                 indent=1,
             )

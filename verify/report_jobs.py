@@ -80,13 +80,16 @@ def experiment_jobs(names: list[str], quick: bool, seed: int) -> list[Job]:
     """One job per experiment, the longest first (a pool's makespan; payloads are keyed by name)."""
     from fcocheck.verify.experiments.base import longest_first
 
-    return [Job(n, experiment, (n, quick, seed)) for n in longest_first(list(names))]
+    return [Job(n, experiment, (n, quick, seed), EXPERIMENTS[n].definition)
+            for n in longest_first(list(names))]
 
 
 def conformance_jobs(algs: list[str], budget: str, seed: int) -> list[Job]:
     """The invariants' jobs (``INVARIANT_CHUNKS`` of them) and one job per algorithm."""
     chunks = [f"invariants:{i}" for i in range(INVARIANT_CHUNKS)]
-    return [Job(w, conformance_slice, (w, budget, seed)) for w in [*chunks, *algs]]
+    users = algorithms.user_definitions()  # the invariants' table holds the user cards' invariants too
+    return [Job(w, conformance_slice, (w, budget, seed), users) for w in chunks] + [
+        Job(a, conformance_slice, (a, budget, seed), algorithms.definition(a)) for a in algs]
 
 
 def write_files(payloads: dict[str, dict[str, Any]], out: Path) -> list[Path]:

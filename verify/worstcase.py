@@ -286,16 +286,18 @@ def measured_job(spec: dict[str, Any]) -> dict[str, Any]:
 
 def point_jobs(target: Target, specs: list[PepSpec]) -> list[Any]:
     """The session jobs of a grid: each worst case, its ζ = 0 twin and its measured run (deduplicated)."""
+    from fcocheck.solvers import algorithms
     from fcocheck.verify.sweep.session import Job
 
     jobs: dict[str, Any] = {}
     for s in specs:
-        jobs["pep:" + s.key] = Job("pep:" + s.key, pep_job, (s.as_dict(),))
+        user = algorithms.definition(s.method)  # a user's card: its PEP program is derived from it
+        jobs["pep:" + s.key] = Job("pep:" + s.key, pep_job, (s.as_dict(),), user)
         if target.het_term is not None and s.zeta > 0:
             s0 = s.with_(zeta=0.0)
-            jobs["pep:" + s0.key] = Job("pep:" + s0.key, pep_job, (s0.as_dict(),))
+            jobs["pep:" + s0.key] = Job("pep:" + s0.key, pep_job, (s0.as_dict(),), user)
         if target.measured:
-            jobs["run:" + s.key] = Job("run:" + s.key, measured_job, (s.as_dict(),))
+            jobs["run:" + s.key] = Job("run:" + s.key, measured_job, (s.as_dict(),), user)
     return list(jobs.values())
 
 
@@ -457,9 +459,11 @@ def algorithm_grid(method: str, axes: dict[str, list], base: dict[str, Any] | No
 
 def algorithm_worst_cases(specs: list[PepSpec], session: Any = None) -> list[dict[str, Any]]:
     """The worst case of each spec (``WorstCase.as_dict()``), cached through ``session``."""
+    from fcocheck.solvers import algorithms
     from fcocheck.verify.sweep.session import Job
 
-    jobs = [Job("pep+instance:" + s.key, pep_job, (s.as_dict(), True)) for s in specs]
+    jobs = [Job("pep+instance:" + s.key, pep_job, (s.as_dict(), True), algorithms.definition(s.method))
+            for s in specs]
     bare = Plan(Target("algorithm", "", {}, {}, {}, ()), specs, [], jobs)
     results = compute([bare], session)
     return [results["pep+instance:" + s.key] for s in specs]

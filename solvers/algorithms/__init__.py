@@ -27,6 +27,7 @@ from fcocheck.solvers.algorithms import (
 from fcocheck.solvers.algorithms.base import Algorithm, StepHyper
 from fcocheck.solvers.algorithms.control import ControlHyper, init_controls
 from fcocheck.solvers.algorithms.primitives import init_dual, init_primal
+from fcocheck.solvers.definition import definition_digest
 from fcocheck.solvers.errors import InvalidAlgorithmError, InvalidHyperparameterError
 
 _FED = "federated"
@@ -224,6 +225,24 @@ def unregister(name: str) -> None:
 #: callbacks of the layers that derive tables from the cards (the invariants, the PEP methods)
 _ON_REGISTER: list[Any] = []
 _ON_UNREGISTER: list[Any] = []
+
+
+def definition(name: str) -> str | None:
+    """What a user's entry ``name`` is, as a digest (``solvers.definition``); None for a built-in entry.
+
+    A built-in entry's code is in ``code_version``; a user's card is not, so every result computed with
+    it is keyed by this digest too: an edited card is never served the old card's runs.
+    """
+    key = ALIASES.get(name, name)
+    if key not in ALGORITHMS or key in BUILT_IN:
+        return None
+    return definition_digest(CARDS.get(key) or ALGORITHMS[key])
+
+
+def user_definitions() -> str | None:
+    """One digest of every user entry registered (None when there is none): what derived tables hold."""
+    users = sorted(n for n in ALGORITHMS if n not in BUILT_IN)
+    return definition_digest(tuple((n, definition(n)) for n in users)) if users else None
 
 
 def card_of(name: str) -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from fcocheck.solvers.definition import definition_digest
 from fcocheck.verify import paper_claims
 from fcocheck.verify.experiments.base import Experiment, Result
 
@@ -130,7 +131,7 @@ def register_claim(claim) -> Experiment:  # noqa: ANN001 - a verify.claim.Claim
     if claim.theorem:
         raise InvalidClaimError(f"claim {claim.name!r}: theorem {claim.theorem!r}; the rule is empty for a "
                                 "user's claim (a catalog theorem's claims are the papers')")
-    exp = claim_experiment(claim)
+    exp = dataclasses.replace(claim_experiment(claim), definition=definition_digest(claim))
     EXPERIMENTS[claim.name] = exp
     return exp
 

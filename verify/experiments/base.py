@@ -65,6 +65,8 @@ class Experiment:
             check that the instance has what the claim assumes: ``needs(problem, ref)`` returns
             None or the missing property; None for an experiment that sweeps its own generator.
         sweeps: what such an experiment varies (named when it does not apply to a fixed instance).
+        definition: a user's claim's digest (``solvers.definition``), which keys its stored result
+            beside the code version; None for the papers' claims (the code version covers them).
 
     """
 
@@ -74,6 +76,7 @@ class Experiment:
     body: Callable[..., Result]
     needs: Callable[[Any, Any], str | None] | None = None
     sweeps: str = ""
+    definition: str | None = None
 
     def __call__(self, quick: bool = True, seed: int = 0, instance: tuple | None = None) -> Result:
         """Run it and time it (on ``instance`` = (problem, reference) when given and supported)."""

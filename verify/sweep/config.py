@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fcocheck.solvers import algorithms
 from fcocheck.solvers.errors import FcocheckError
 
 RECORDS = ("round", "step")
@@ -138,7 +139,12 @@ class RunConfig:
             raise InvalidSweepError(f"rounds = {self.rounds!r}; the rule is an integer >= 0")
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON form (the hashed content)."""
+        """JSON form (the hashed content).
+
+        A user's algorithm adds ``definition``, the digest of its card (``algorithms.definition``): an
+        edited card's runs get other keys, so the store never serves the old card's runs for it.
+        """
+        definition = algorithms.definition(self.algorithm)
         return {
             "algorithm": self.algorithm,
             "problem": self.problem.as_dict(),
@@ -150,7 +156,8 @@ class RunConfig:
             "record": self.record,
             "keep": list(self.keep),
             "tags": _plain(dict(self.tags)),
-        } | ({"metrics_every": int(self.metrics_every)} if self.metrics_every != 1 else {})
+        } | ({"metrics_every": int(self.metrics_every)} if self.metrics_every != 1 else {}) \
+          | ({"definition": definition} if definition is not None else {})
 
     @property
     def instance_spec(self) -> str:
@@ -164,7 +171,7 @@ class RunConfig:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> RunConfig:
-        """Inverse of ``as_dict``; unknown fields are an error."""
+        """Inverse of ``as_dict``; unknown fields are an error (``definition`` is derived again, not read)."""
         known = {
             "algorithm",
             "problem",
@@ -177,6 +184,7 @@ class RunConfig:
             "keep",
             "tags",
             "metrics_every",
+            "definition",
         }
         extra = set(d) - known
         if extra:

@@ -23,7 +23,7 @@ from fcocheck.verify.sweep import study_runs
 from fcocheck.verify.sweep.config import RunConfig
 from fcocheck.verify.sweep.executors import Serial
 from fcocheck.verify.sweep.runner import SweepSummary, run_sweep, unique
-from fcocheck.verify.sweep.store import Store
+from fcocheck.verify.sweep.store import DEFINITION, Store
 from fcocheck.verify.sweep.task import ERROR, crashed, execute, solve_reference
 from fcocheck.verify.sweep.version import code_version
 
@@ -43,11 +43,17 @@ class StoredRun:
 
 @dataclass(frozen=True)
 class Job:
-    """A named unit of work: ``fn(*args) -> dict`` (picklable, top-level ``fn``)."""
+    """A named unit of work: ``fn(*args) -> dict`` (picklable, top-level ``fn``).
+
+    ``definition``: the digest of the user content the payload depends on (a user's claim or card:
+    ``solvers.definition``), stored beside the code version so that an edit is never served the old
+    payload; None for fcocheck's own work, which the code version covers.
+    """
 
     name: str
     fn: Callable[..., dict[str, Any]]
     args: tuple = ()
+    definition: str | None = None
 
 
 def call_job(job: Job) -> tuple[dict[str, Any], float]:
@@ -104,6 +110,10 @@ class Session:
         self._ran_jobs: set[tuple[str, str, str, int]] = set()  # executed by this session, not reused
         self._counted: set[tuple[str, str, str, int]] = set()  # counted as reused (each job once)
         self._ran_ahead: set[str] = set()  # run keys executed ahead by ``job_batches``
+
+    def job_version(self, job: Job) -> str:
+        """The version a job's payload is stored under: the code's, and its user definition's if any."""
+        return self.version if job.definition is None else f"{self.version}{DEFINITION}{job.definition}"
 
     def runs(self, configs: Sequence[RunConfig], label: str) -> list[StoredRun]:
         """Run what is missing, then return every configuration's stored run, in order."""
@@ -162,7 +172,7 @@ class Session:
         where: dict[int, tuple[int, str, str, int]] = {}  # id(job) → its batch (executors yield the item)
         for i, (kind, mode, seed, jobs) in enumerate(batches):
             for job in jobs:
-                got = self.store.get_result(kind, job.name, mode, seed, self.version)
+                got = self.store.get_result(kind, job.name, mode, seed, self.job_version(job))
                 if got is None:
                     where[id(job)] = (i, kind, mode, seed)
                     todo.append(job)
@@ -210,8 +220,8 @@ class Session:
                 i, kind, mode, seed = where[id(job)]
                 status = str(payload.get("status", "done"))
                 payload, records = study_runs.split(kind, job.name, mode, seed, payload)
-                self.store.put_result(kind, job.name, mode, seed, self.version, status, payload, seconds,
-                                      records)
+                self.store.put_result(kind, job.name, mode, seed, self.job_version(job), status, payload,
+                                      seconds, records)
                 outs[i][job.name] = payload
                 self._ran_jobs.add((kind, job.name, mode, seed))
                 self.jobs_run[kind] = self.jobs_run.get(kind, 0) + 1

@@ -62,6 +62,10 @@ class StoreError(FcocheckError):
     """A store file that is not an fcocheck results store, or of another schema."""
 
 
+#: what joins a code version and a user definition's digest in the ``code_version`` column of ``results``
+DEFINITION = "+definition:"
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -292,6 +296,25 @@ class Store:
             (kind, name, mode, seed, code_version),
         ).fetchone()
         return None if row is None else loads(row[0], f"stored {kind} {name!r}", StoreError, constants=True)
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """The stored results and runs keyed by a user's definition (a claim's or a card's digest).
+
+        A result's is in its ``code_version`` after ``DEFINITION``; a run's in its configuration
+        (``RunConfig.as_dict``).  One row per (kind, name, definition), with how many are stored.
+        """
+        out = [{"kind": kind, "name": name, "definition": version.split(DEFINITION, 1)[1], "stored": n}
+               for kind, name, version, n in self.con.execute(
+                   "SELECT kind, name, code_version, COUNT(*) FROM results WHERE instr(code_version, ?) > 0 "
+                   "GROUP BY kind, name, code_version ORDER BY kind, name", (DEFINITION,))]
+        runs: dict[tuple[str, str], int] = {}
+        for algorithm, config in self.con.execute(
+                "SELECT algorithm, config FROM runs WHERE instr(config, ?) > 0", ('"definition"',)):
+            definition = loads(config, "a stored run configuration", StoreError).get("definition")
+            if isinstance(definition, str):
+                runs[(algorithm, definition)] = runs.get((algorithm, definition), 0) + 1
+        return out + [{"kind": "runs", "name": a, "definition": d, "stored": n}
+                      for (a, d), n in sorted(runs.items())]
 
     def code_versions(self) -> dict[str, int]:
         """Code version → number of runs and results recorded with it."""
