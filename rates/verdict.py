@@ -54,7 +54,9 @@ KNOWN = "known disagreement"  # inconsistent, with a documented cause that a dia
 #: the claim cannot be asked of this instance (it lacks a class, a parameter the claim sweeps): not a
 #: verdict, and never counted as an inconclusive one
 NOT_APPLICABLE = "does not apply"
-STATUSES = (CONSISTENT, INCONSISTENT, INCONCLUSIVE, KNOWN, NOT_APPLICABLE)
+#: the claim could not be judged: its judging raised (the message is the reason); never a verdict on it
+ERROR = "error"
+STATUSES = (CONSISTENT, INCONSISTENT, INCONCLUSIVE, KNOWN, NOT_APPLICABLE, ERROR)
 DELTA = 0.1
 MAX_WIDTH = 1.0
 MIN_SPAN = 4.0
@@ -228,7 +230,7 @@ def known_disagreement(v: Verdict, cause: str, confirmed: bool, diagnostic: str)
 
 
 def combine(verdicts: list[Verdict]) -> str:
-    """Inconsistent if any check is; else a known disagreement if any is; else consistent if all are.
+    """Inconsistent if any check is; else error, known disagreement if any is; else consistent if all are.
 
     Checks that do not apply are left out (all of them: the result does not apply); anything else is
     inconclusive.
@@ -239,6 +241,8 @@ def combine(verdicts: list[Verdict]) -> str:
     states.discard(NOT_APPLICABLE)
     if INCONSISTENT in states:
         return INCONSISTENT
+    if ERROR in states:
+        return ERROR
     if KNOWN in states:
         return KNOWN
     return CONSISTENT if states == {CONSISTENT} else INCONCLUSIVE

@@ -107,6 +107,8 @@ def _run(argv: list[str] | None) -> int:
             from fcocheck.solvers.card import plugins
 
             plugins.load(args.plugin)
+            if plugins.CLAIMS:  # every claim admitted before any command runs (``verify.claim_admit``)
+                import fcocheck.verify.experiments  # noqa: F401 - registers them, refusing an invalid one
         return _dispatch(args)
     except InterruptedRunError as exc:
         print(f"fcocheck: interrupted: {exc}", file=sys.stderr)

@@ -107,15 +107,28 @@ def cmd_validate(args: argparse.Namespace) -> int:
     else:
         counts = {
             s: sum(r["status"] == s for r in results)
-            for s in ("consistent", "inconsistent", "inconclusive", "known disagreement", "does not apply")
+            for s in ("consistent", "inconsistent", "inconclusive", "known disagreement", "does not apply",
+                      "error")
         }
         print(
             ("" if args.quiet else "\n") + f"{len(results)} experiments: "
             + ", ".join(f"{v} {k}" for k, v in counts.items())
             + f" ({sum(r['seconds'] for r in results):.1f} s)"
         )
-    # --strict: documented disagreements (status "known disagreement") pass; anything new fails
-    return 1 if args.strict and any(r["status"] == "inconsistent" for r in results) else 0
+    return validate_status([r["status"] for r in results], args.strict)
+
+
+#: what fails ``validate`` (exit 1), as a test runner fails: a claim rejected, or one that could not be judged
+FAILING = ("inconsistent", "error")
+
+
+def validate_status(statuses: list[str], strict: bool) -> int:
+    """1 when any status is in ``FAILING`` (``--strict``: an inconclusive one too), else 0.
+
+    Documented disagreements (``known disagreement``) and verdicts that do not apply pass.
+    """
+    failing = FAILING + (("inconclusive",) if strict else ())
+    return 1 if any(s in failing for s in statuses) else 0
 
 
 def _results(chosen: list[Any], args: argparse.Namespace, instance: Any) -> Any:

@@ -20,6 +20,9 @@ TERMS: tuple[tuple[str, str], ...] = (
      "algorithm as printed, and a diagnostic measured in the same run confirms that cause."),
     ("does not apply",
      "the claim's class or swept quantity is absent from the instance (named)."),
+    ("error",
+     "the claim could not be judged: its judging stopped on an error, whose message is shown; no "
+     "verdict is given."),
     ("violation",
      "data that break the claim, built at the measurement's own sweep points and noise: an "
      "exponent ½ away, a flat or rising curve, a decay like bound^0.5…0.8, 1/t instead of a linear"
@@ -43,4 +46,5 @@ TERMS: tuple[tuple[str, str], ...] = (
      " stay above it."),
 )
 
-STATUSES = frozenset({"consistent", "inconsistent", "inconclusive", "known disagreement", "does not apply"})
+STATUSES = frozenset({"consistent", "inconsistent", "inconclusive", "known disagreement", "does not apply",
+                      "error"})

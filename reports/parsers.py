@@ -17,6 +17,21 @@ EXIT_CODES = ("exit status: 0 success; 1 a result that is not success (diverged 
               "2 bad input (nothing written); Ctrl-C: finished work kept, ended by SIGINT (shell status 130)")
 
 
+#: the largest seed (seeds are stored as SQLite's signed 64-bit integers)
+SEED_MAX = 2**63 - 1
+
+
+def seed(text: str) -> int:
+    """A ``--seed`` value: an integer in [0, 2^63 − 1] (argparse prints the rule and exits 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 <= value <= SEED_MAX:
+        raise argparse.ArgumentTypeError(f"{text!r}; the rule is an integer in [0, 2^63 - 1]")
+    return value
+
+
 def _cmd(parser: argparse.ArgumentParser, target: str) -> None:
     parser.set_defaults(command_target=target)
 
@@ -29,7 +44,7 @@ def add_problem_commands(sub: Any) -> None:
     s = sub.add_parser("solve", help="certified reference optimum of a problem")
     s.add_argument("problem", help="generator name or instance file (.npz)")
     s.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
-    s.add_argument("--seed", type=int, default=None)
+    s.add_argument("--seed", type=seed, default=None)
     s.add_argument("--tol", type=float, default=1e-10, help="certified relative accuracy")
     s.add_argument("--out", help="write the solution as JSON")
     s.add_argument("--save-instance", help="also save the instance as .npz")
@@ -62,7 +77,7 @@ def add_run_commands(sub: Any) -> None:
     r.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="any other hyper-parameter")
     r.add_argument("--oracle", default="exact", help="exact | gaussian:σ | minibatch:b")
-    r.add_argument("--seed", type=int, default=0, help="seed of every random choice of the run")
+    r.add_argument("--seed", type=seed, default=0, help="seed of every random choice of the run")
     r.add_argument("--clients-per-round", type=int, default=None, help="P clients sampled per round")
     r.add_argument("--record", default="round", choices=["round", "step"])
     r.add_argument("--gradient", default="auto", help="auto | batched | loop")
@@ -85,7 +100,7 @@ def add_theory_commands(sub: Any) -> None:
     v = sub.add_parser("validate", help="run theorem experiments and print verdicts")
     v.add_argument("name", help="'all', a theorem name or an experiment name")
     v.add_argument("--quick", action="store_true", help="small designs")
-    v.add_argument("--seed", type=int, default=0)
+    v.add_argument("--seed", type=seed, default=0)
     v.add_argument("--json", action="store_true")
     v.add_argument("--out", help="append each experiment's result to this JSON-lines file as it finishes")
     v.add_argument("--problem", metavar="FILE.npz",
@@ -94,7 +109,8 @@ def add_theory_commands(sub: Any) -> None:
     v.add_argument("--workers", type=int, default=None,
                    help="processes (default: one per core; 1 = serial in this process)")
     v.add_argument("--strict", action="store_true",
-                   help="exit 1 when any verdict is inconsistent (documented disagreements pass)")
+                   help="also exit 1 when a verdict is inconclusive (exit 1 on inconsistent or error always; "
+                        "documented disagreements pass)")
     add_quiet(v)
     _cmd(v, "fcocheck.reports.cli_theory:cmd_validate")
 
@@ -107,7 +123,7 @@ def add_check_command(sub: Any) -> None:
     c.add_argument("--budget", default="full", choices=list(BUDGETS),
                    help="cases per search without --quick: full (100) or thorough (500)")
     c.add_argument("--algorithm", action="append", help="only this algorithm (repeatable)")
-    c.add_argument("--seed", type=int, default=0, help="seed of the Hypothesis searches")
+    c.add_argument("--seed", type=seed, default=0, help="seed of the Hypothesis searches")
     c.add_argument("--json", action="store_true")
     c.add_argument("--out", default="out/check", help="directory for check.jsonl and counterexamples/")
     add_quiet(c)
@@ -142,7 +158,7 @@ def add_report_commands(sub: Any) -> None:
     mode.add_argument("--quick", action="store_true", help="quick designs (default)")
     mode.add_argument("--full", action="store_true", help="full designs, more seeds, full conformance budget")
     r.add_argument("--out", default="out/report", help="output directory (default out/report)")
-    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--seed", type=seed, default=0)
     r.add_argument("--experiment", action="append", default=[], help="only these experiments (repeatable)")
     r.add_argument("--algorithm", action="append", default=[],
                    help="conformance for these algorithms only (repeatable; 'none' skips it)")

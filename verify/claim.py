@@ -53,6 +53,7 @@ from functools import lru_cache
 from typing import Any
 
 from fcocheck.solvers.errors import FcocheckError
+from fcocheck.verify.expression import refused
 
 
 class InvalidClaimError(FcocheckError):
@@ -307,6 +308,10 @@ def as_expr(x: Any, claim: str = "") -> Any:
         x = x()
     if isinstance(x, sp.Basic):
         return x
+    why = refused(str(x))
+    if why is not None:
+        shown = str(x) if len(str(x)) <= 80 else str(x)[:77] + "..."
+        raise InvalidClaimError(f"claim {claim!r}: expression {shown!r} holds {why}")
     try:
         return _parsed(str(x))
     except (sp.SympifyError, SyntaxError, TypeError) as exc:

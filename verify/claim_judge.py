@@ -27,10 +27,10 @@ def judge(c: Claim, seed: int = 0, quick: bool = True) -> tuple[list[Verdict], d
     they lack the claim's ``condition`` (does not apply) or ``redraw`` runs out of resolved ones
     (inconclusive) — one verdict says so and nothing else is judged (``_too_few``).
     """
+    from fcocheck.verify.claim_admit import admit
     from fcocheck.verify.claim_worst import worst_case
 
-    c = c.design(quick)
-    validate(c)
+    c = admit(c).design(quick)
     m = measure(c, seed)
     if len(m.seeds) < _needed(c):
         return [_too_few(c, m)], {"seeds": m.seeds, "skipped": m.skipped}

@@ -147,6 +147,10 @@ def pytest_pycollect_makeitem(collector: Any, name: str, obj: Any) -> list[pytes
         bad = [c for c in obj if not isinstance(c, Claim)]
         if bad:  # a clean error, before any item runs
             raise InvalidClaimError(not_a_claim(bad[0]))
+        names = [c.name for c in obj]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise InvalidClaimError(f"{CLAIMS_NAME} names {twice[0]!r} twice; the rule is one claim per name")
         return [ClaimItem.from_parent(collector, name=f"fcocheck-claim[{c.name}]", claim=c) for c in obj]
     if name not in (LIST_NAME, CARDS_NAME):
         return None

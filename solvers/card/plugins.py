@@ -81,9 +81,9 @@ def load(specs: list[str], export: bool = True) -> list[Any]:
             out.append(card)
         for claim in getattr(module, "fcocheck_claims", None) or []:
             if not any(c is claim for c in CLAIMS):
-                CLAIMS.append(claim)
-                for hook in _ON_CLAIM:
+                for hook in _ON_CLAIM:  # admitted (``verify.claim_admit``) before it is listed
                     hook(claim)
+                CLAIMS.append(claim)
     if export and specs:
         known = [s for s in os.environ.get(ENV, "").split(os.pathsep) if s]
         os.environ[ENV] = os.pathsep.join(known + [str(Path(s).resolve()) if s.endswith(".py") else s

@@ -76,11 +76,11 @@ def test_the_resolved_prefix(G, floor, kept):
     ({"along": ("rounds", [10, 20, 0, 40])}, "≥ 4 positive values"),
     ({"bound": "1/R + D"}, "free symbols ['D']"),
     ({"bound": "1 - R"}, "= -3.0 on the sweep; the rule is positive and finite"),
-    ({"measure": "nonsense"}, "the rule is a trace metric"),
+    ({"measure": "nonsense"}, "the rule is a metric feddualavg's runs record"),
     ({"hp": {"eta_c": "1/(4*L*Q)", "local_steps": 2}}, "hp 'eta_c' '1/(4*L*Q)' has free symbols ['Q']"),
     ({"bound": "zeta**2/R + S"}, "free symbols ['S', 'zeta']"),  # sympy's ζ function and S: plain names
     ({"bound": "1/R +"}, "does not parse"),
-    ({"repeats": 0}, "an integer ≥ 1"),
+    ({"repeats": 0}, "repeats = 0; the rule is an integer from 1 to"),
     ({"reference_tol": 2.0}, "the rule is in (0, 1)"),
     ({"sense": "~"}, "the rule is ≲ | ≳ | Θ | = | ≶"),
     ({"sense": "≶"}, "sense ≶ with measure 'gap_avg'; the rule is a ratio of the run to its twin"),

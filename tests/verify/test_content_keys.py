@@ -135,7 +135,7 @@ def test_an_edited_claim_is_judged_again_and_an_unchanged_one_reused(tmp_path):
     assert again["run"] == {} and again["reused"]["experiment"] == 1
     assert report(small.replace('bound="1/R**2"', 'bound="1/R**0.05"'))["run"] == {"experiment": 1}
     assert "0.05" in (tmp_path / "r" / "report.md").read_text()  # the edited statement, not the old one
-    assert report(small.replace("seeds=3", "seeds=2"))["run"] == {"experiment": 1}  # the design
+    assert report(small.replace("seeds=3", "seeds=4"))["run"] == {"experiment": 1}  # the design
     rows = [r for r in _stored(store)["user_definitions"] if r["kind"] == "experiment"]
     assert len({r["definition"] for r in rows}) == 3 and {r["name"] for r in rows} == {"my-fedavgm-rate"}
     assert report(small)["run"] == {}  # the first claim again: its result is still there

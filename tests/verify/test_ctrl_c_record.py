@@ -134,7 +134,7 @@ def test_an_experiment_does_not_record_an_interrupt_as_its_result(recorded_sigin
     with pytest.raises(KeyboardInterrupt):
         exp()
     monkeypatch.setattr(ctrl_c, "check", lambda: None)  # the handler without its check
-    assert exp().status == "inconclusive"  # the interrupt stored as an "error" verdict, reused on resume
+    assert exp().status == "error"  # the interrupt stored as an "error" verdict, reused on resume
 
 
 def test_an_interrupted_measurement_is_not_a_result(monkeypatch):

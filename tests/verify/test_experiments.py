@@ -226,7 +226,7 @@ def test_a_raising_experiment_is_recorded_not_fatal():
         raise ValueError("planted")
 
     res = Experiment("x", "fco-4.2", "planted failure", boom)(quick=True)
-    assert res.status == "inconclusive" and "planted" in res.checks[0].reason
+    assert res.status == "error" and "could not be judged: ValueError: planted" in res.checks[0].reason
 
 
 def test_fedmid_small_step_limit_is_near_pgm_on_twice_psi_on_every_instance():
@@ -279,14 +279,16 @@ def test_cli_theorems_and_validate(capsys, tmp_path):
     text = capsys.readouterr().out
     assert "CONSISTENT" in text and "3 experiments" in text
     assert len(out.read_text().splitlines()) == 3
-    # --strict passes on a documented disagreement only …
-    assert main(["validate", "fco-4.1", "--quick", "--strict"]) == 0
+    # a documented disagreement and an inconclusive verdict pass; --strict fails the inconclusive one …
+    assert main(["validate", "fco-4.1", "--quick"]) == 0
+    assert main(["validate", "fco-4.1", "--quick", "--strict"]) == 1
     assert main(["validate", "bogus"]) == 2
     assert "the rule is" in capsys.readouterr().err
 
 
-def test_strict_fails_on_a_new_inconsistency(monkeypatch, capsys):
-    """… and fails as soon as anything is inconsistent without a confirmed documented cause."""
+def test_validate_fails_on_a_new_inconsistency_or_an_error(monkeypatch, capsys):
+    """… and validate fails (exit 1, as a test runner) as soon as anything is inconsistent without a
+    confirmed documented cause, or could not be judged — with or without --strict."""
     from fcocheck.rates.verdict import INCONSISTENT, Verdict
     from fcocheck.verify.experiments import base
 
@@ -295,6 +297,14 @@ def test_strict_fails_on_a_new_inconsistency(monkeypatch, capsys):
         exp.name, exp.theorem, "planted", {}, [Verdict(INCONSISTENT, "identity", "planted")]))
     monkeypatch.setitem(EXPERIMENTS, "fco-eq-4.5", planted)
     assert main(["validate", "fco-eq-4.5", "--quick", "--strict"]) == 1
+    assert main(["validate", "fco-eq-4.5", "--quick"]) == 1
+
+    def boom(quick, seed):  # noqa: ANN001, ANN202
+        raise ValueError("planted")
+
+    monkeypatch.setitem(EXPERIMENTS, "fco-eq-4.5", base.Experiment(exp.name, exp.theorem, exp.summary, boom))
+    assert main(["validate", "fco-eq-4.5", "--quick"]) == 1
+    assert "could not be judged: ValueError: planted" in capsys.readouterr().out
 
 
 def test_fedmid_avg_converges_to_the_certified_optimum_where_printed_fedmid_does_not():

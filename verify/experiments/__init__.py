@@ -119,19 +119,28 @@ def not_a_claim(x) -> str:  # noqa: ANN001 - anything
 
 
 def register_claim(claim) -> Experiment:  # noqa: ANN001 - a verify.claim.Claim
-    """A user's claim as an experiment: ``validate`` and the report run it by name, like the papers'."""
-    from fcocheck.verify.claim import Claim, InvalidClaimError
+    """A user's claim as an experiment: ``validate`` and the report run it by name, like the papers'.
+
+    The claim is admitted first (``verify.claim_admit``: every rule, the design's size, every name it
+    uses), so an invalid claim stops the command that loads it (exit 2) before anything runs; a second,
+    different claim of the same name is refused (the first would have been replaced silently).
+    """
+    from fcocheck.verify.claim import InvalidClaimError
+    from fcocheck.verify.claim_admit import admit
     from fcocheck.verify.claim_check import check_name
 
-    if not isinstance(claim, Claim):
-        raise InvalidClaimError(not_a_claim(claim))
-    check_name(claim.name)
-    if claim.name in EXPERIMENTS and EXPERIMENTS[claim.name].theorem != USER_CLAIM:
+    check_name(getattr(claim, "name", None))
+    old = EXPERIMENTS.get(claim.name)
+    if old is not None and old.theorem != USER_CLAIM:
         raise InvalidClaimError(f"claim {claim.name!r} is a built-in study's name; the rule is a new name")
-    if claim.theorem:
+    if getattr(claim, "theorem", ""):
         raise InvalidClaimError(f"claim {claim.name!r}: theorem {claim.theorem!r}; the rule is empty for a "
                                 "user's claim (a catalog theorem's claims are the papers')")
-    exp = dataclasses.replace(claim_experiment(claim), definition=definition_digest(claim))
+    definition = definition_digest(admit(claim))
+    if old is not None and old.definition != definition:
+        raise InvalidClaimError(f"two different claims are named {claim.name!r}; the rule is one claim per "
+                                "name")
+    exp = dataclasses.replace(claim_experiment(claim), definition=definition)
     EXPERIMENTS[claim.name] = exp
     return exp
 

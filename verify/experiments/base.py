@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from fcocheck.rates.verdict import INCONCLUSIVE, NOT_APPLICABLE, Verdict, combine
+from fcocheck.rates.verdict import ERROR, NOT_APPLICABLE, Verdict, combine
 from fcocheck.solvers import ctrl_c
 from fcocheck.solvers.engine.batch import run_batch
 from fcocheck.solvers.engine.run import run
@@ -91,10 +91,10 @@ class Experiment:
                 return res
         try:
             res = self.body(quick, seed) if instance is None else self.body(quick, seed, instance=instance)
-        except Exception as exc:  # one broken experiment is a recorded result, not the end of `validate all`
+        except Exception as exc:  # one broken experiment is a recorded error, not the end of `validate all`
             ctrl_c.check()  # unless it is a Ctrl-C in another form
-            why = f"the experiment raised {type(exc).__name__}: {exc}"
-            res = Result(self.name, self.theorem, self.summary, {}, [Verdict(INCONCLUSIVE, "error", why)])
+            why = f"it could not be judged: {type(exc).__name__}: {exc}"
+            res = Result(self.name, self.theorem, self.summary, {}, [Verdict(ERROR, "error", why)])
         res.seconds = time.perf_counter() - start
         return res
 

@@ -84,7 +84,7 @@ MID = {"method": "fedmid-avg", "rounds": ROUNDS_MID}
 def _law(name: str, along: tuple, hp: dict, full: tuple) -> Claim:
     """FedMiD-avg's floor ∝ η_cK along ``along`` (the other factor fixed by ``hp``)."""
     return Claim(name, bound="eta_c*K", label="η_cK", sense=LAW, along=along, hp={"eta_s": 1.0, **hp},
-                 measure="gap", seeds=LAW_SEEDS, full={"along": full, "seeds": 2 * LAW_SEEDS},
+                 measure="gap", seeds=LAW_SEEDS, full={"along": (along[0], full), "seeds": 2 * LAW_SEEDS},
                  controls={"stopped in its transient, R = ⌈1/(μη_cK)⌉": {"rounds": EARLY}}, **MID, **SHARED)
 
 
