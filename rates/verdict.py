@@ -41,6 +41,7 @@ the bounded-ratio and inequality rules by their own simulated power (``rates.oc`
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -92,7 +93,6 @@ def exponent_oc(fit: SlopeFit, predicted: float, sense: str, delta: float = DELT
     each by construction); power: the rate at each violation of ``rates.power.exponent_violations``
     (p ± ½, p + 1, p − 1, flat …), with se the fit's own (a plug-in estimate of the design's).
     """
-    from scipy.stats import nct
     from scipy.stats import t as student
 
     from fcocheck.rates.fit import LEVEL
@@ -100,14 +100,7 @@ def exponent_oc(fit: SlopeFit, predicted: float, sense: str, delta: float = DELT
     dof = fit.n_seeds - 1 if fit.n_seeds >= 2 else fit.n_points - 2
     tc = float(student.ppf(1 - (1 - LEVEL) / 2, dof))
     se = (fit.hi - fit.lo) / (2 * tc) if tc > 0 else 0.0
-
-    def rejects(beta: float) -> float:
-        if se <= 0:
-            return float((beta > predicted + delta and sense != "lower")
-                         or (beta < predicted - delta and sense != "upper"))
-        hi = float(nct.sf(tc, dof, (beta - predicted - delta) / se)) if sense != "lower" else 0.0
-        lo = float(nct.cdf(-tc, dof, (beta - predicted + delta) / se)) if sense != "upper" else 0.0
-        return hi + lo
+    rejects = exponent_rejects(fit, predicted, sense, delta)
 
     edges = {"two-sided": (predicted - delta, predicted + delta), "upper": (predicted + delta,),
              "lower": (predicted - delta,)}[sense]
@@ -121,9 +114,58 @@ def exponent_oc(fit: SlopeFit, predicted: float, sense: str, delta: float = DELT
     for q in alts:
         name = "flat" if q == 0 else f"slope {q:+g}"
         if abs(q - predicted) >= 0.25 and name not in power:
-            power[name] = rejects(q)
-    return {"size": max(rejects(e) for e in edges), "power": power, "reps": 0,
+            power[name] = float(rejects(q))
+    return {"size": float(np.max(rejects(np.array(edges)))), "power": power, "reps": 0,
             "method": f"exact (noncentral t, {dof} dof, at the fit's se {se:.3g})"}
+
+
+def exponent_rejects(fit: SlopeFit, predicted: float, sense: str, delta: float = DELTA) -> Any:
+    """The exponent rule's exact rejection rate as a function of the true exponent β (``exponent_oc``)."""
+    from scipy.stats import nct
+    from scipy.stats import t as student
+
+    from fcocheck.rates.fit import LEVEL
+
+    dof = fit.n_seeds - 1 if fit.n_seeds >= 2 else fit.n_points - 2
+    tc = float(student.ppf(1 - (1 - LEVEL) / 2, dof))
+    se = (fit.hi - fit.lo) / (2 * tc) if tc > 0 else 0.0
+
+    def rejects(beta: Any) -> Any:
+        beta = np.asarray(beta, dtype=float)
+        if se <= 0:
+            return (((beta > predicted + delta) & (sense != "lower"))
+                    | ((beta < predicted - delta) & (sense != "upper"))).astype(float)
+        hi = nct.sf(tc, dof, (beta - predicted - delta) / se) if sense != "lower" else 0.0
+        lo = nct.cdf(-tc, dof, (beta - predicted + delta) / se) if sense != "upper" else 0.0
+        return hi + lo
+
+    return rejects
+
+
+def law_departure(fit: SlopeFit, predicted: float, sense: str, delta: float = DELTA) -> dict[str, Any]:
+    """The smallest relative exponent departure ε the exponent rule rejects at 95% (``rates.departure``).
+
+    The exponents p(1 − ε) and p(1 + ε) (the ones a sense can reject; an absolute departure ±ε when p = 0),
+    the first ε of a fine geometric grid at which the rule's exact rejection rate ``rejects(β)`` (vectorised)
+    reaches 95%.  Reported, not a gate: the rule's
+    slack δ for lower-order terms keeps ε ≥ δ/|p|, so its own gate is its power against p ± ½.
+    """
+    from fcocheck.rates.departure import POWER
+
+    rejects = exponent_rejects(fit, predicted, sense, delta)
+    scale = abs(predicted) if predicted != 0 else 1.0
+    sides = {"two-sided": (-1, 1), "upper": (1,), "lower": (-1,)}[sense]
+    grid = np.concatenate([[0.0], np.geomspace(1e-3, 8.0, 400)])  # ε to about 2%, one vectorised evaluation
+    power = np.min([rejects(predicted + side * grid * scale) for side in sides], axis=0)
+    reached = np.nonzero(power >= POWER)[0]
+    eps = float(grid[reached[0]]) if reached.size else math.inf
+    if not math.isfinite(eps):
+        words = "no departure it can detect"
+    elif predicted != 0:
+        words = f"slopes outside {predicted:g}(1 ± {eps:.2g})"
+    else:
+        words = f"slopes beyond ±{eps:.2g}"
+    return {"eps_min": eps, "scale": "exponent", "direction": sense, "excludes": words}
 
 
 def exponent_verdict(

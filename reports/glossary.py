@@ -8,13 +8,14 @@ from __future__ import annotations
 TERMS: tuple[tuple[str, str], ...] = (
     ("consistent",
      "the measurement agrees with the claim, and the same rule at the same design rejects the "
-     "claim's named violations: a verdict that could not have failed is never printed as "
-     "consistent."),
+     "claim's named violations and a departure of 0.1 in the bound's exponent (it says what it "
+     "excludes): a verdict that could not have failed is never printed as consistent."),
     ("inconsistent",
      "the rule rejects the claim on this measurement."),
     ("inconclusive",
-     "the design cannot decide: too few resolved points, an interval too wide, or no power — a "
-     "named violation would also pass (it is named)."),
+     "the design cannot decide: too few resolved points, an interval too wide, no power (a named "
+     "violation would also pass), weak (it cannot exclude a departure of 0.1: the design that "
+     "would is named), or a ratio that rose inside the window and is levelling off (extend it)."),
     ("known disagreement",
      "the claim fails in a way documented as a difference between a paper's statement and its "
      "algorithm as printed, and a diagnostic measured in the same run confirms that cause."),

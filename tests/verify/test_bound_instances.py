@@ -84,13 +84,16 @@ def test_every_instance_fails_on_any_failing_instance_and_passes_only_when_all_d
 
 
 def test_a_claims_printed_size_stays_within_one_percent_over_seeds():
-    """Three exact instances of one design, each at 1/3 of the 0.5% budget: the printed size (the sum of
-    the instances' simulated sizes) is ≤ 1% at every one of 60 seeds and near 0.5% on average.  With one
-    simulation stream for every instance the three estimates were one Monte-Carlo error repeated: 6% of
-    seeds printed above 1% (9 of 150, up to 1.2%)."""
+    """Three instances of one design with 4 noisy repetitions each (log-noise 0.05), each instance at 1/3
+    of the 0.5% budget: the printed size (the sum of the instances' simulated sizes) is ≤ 1% at every one
+    of 60 seeds and near 0.5% on average.  With one simulation stream for every instance the three
+    estimates were one Monte-Carlo error repeated: 6% of seeds printed above 1% (9 of 150, up to 1.2%).
+    (Exact instances now print about 0: their legal shapes that rise all level off in the data, which
+    the rule never calls inconsistent.)"""
     x = np.array([4.0, 8.0, 16.0, 32.0, 64.0])
     b = np.tile(1 / x**2, (3, 1))
-    Y = b * np.array([[1.0], [2.0], [0.5]])
+    noise = 0.05 * np.random.default_rng(1).standard_normal((3, 4, 5))
+    Y = b[:, None, :] * np.array([1.0, 2.0, 0.5])[:, None, None] * np.exp(noise)
     sizes = np.array([bound_instances(x, b, Y, seed=s, label="K").evidence["oc"]["size"] for s in range(60)])
     assert sizes.max() <= 0.01, sizes.max()
     assert 0.003 <= sizes.mean() <= 0.007, sizes.mean()

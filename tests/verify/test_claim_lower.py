@@ -32,24 +32,39 @@ def _judge(y: np.ndarray, seed: int, sigma: float, random: bool) -> str:
     return judge_data(CLAIM, G[:, None, :], np.zeros((3, y.size)), np.tile(B, (3, 1)), seed, random=random)[0]
 
 
+#: the claim's η_g sweep continued three doublings down (the window its weak verdict names)
+LONG = dataclasses.replace(CLAIM, along=("eta_g", tuple(0.8 * 2.0 ** -np.arange(7)[::-1])))
+
+
 @pytest.mark.parametrize("name", sorted(LEGAL))
 def test_a_rate_faster_than_the_lower_bound_or_saturating_is_legal(name):
-    """Exact curves (one per instance, each its own constant) pass; at log-noise 0.02 over 100 seeds none
-    is inconsistent (the rule's size ≤ 1%: 0 expected, ≥ 3 has probability < 10⁻³)."""
+    """Exact curves (one per instance, each its own constant) are never rejected: on the claim's 4-point
+    sweep the rule is weak (it excludes only b^1.16, and names the longer sweep), on that longer sweep
+    consistent; at log-noise 0.02 over 100 seeds none is inconsistent (size ≤ 1%: 0 expected, ≥ 3 has
+    probability < 10⁻³)."""
     v = _judge(LEGAL[name], 0, 0.0, random=False)
-    assert v.status == "consistent", v.reason
+    assert v.status == "inconclusive" and v.reason.startswith("weak") and "a window to 1/η_g ≈ 40" in v.reason
     assert v.evidence["oc"]["size"] <= 0.01
+    b_long = 0.1 * np.array(LONG.along[1])
+    y_long = {"ratio flat": 2 * b_long, "faster: b^0.7": 0.5 * b_long**0.7,
+              "saturating": 0.05 * b_long / (b_long + 0.01 / 8)}[name]
+    rng = np.random.default_rng(0)
+    G = y_long[None, :] * rng.uniform(0.5, 2.0, (3, 1))
+    long = judge_data(LONG, G[:, None, :], np.zeros((3, 7)), np.tile(b_long, (3, 1)), 0, random=False)[0]
+    assert long.status == "consistent" and long.evidence["departure"]["eps_min"] <= 0.1, long.reason
     noisy = [_judge(LEGAL[name], s, 0.02, random=True).status for s in range(100)]
     assert noisy.count("inconsistent") <= 2
 
 
 @pytest.mark.parametrize("name", sorted(VIOLATIONS))
 def test_a_rate_vanishing_faster_than_the_bound_is_rejected(name):
-    """b^1.2 … 1.5: rejected exactly, and at log-noise 0.02 in ≥ 80% of 100 seeds (b^1.2, the closest,
-    measured 84%; the others 100%) — never consistent more than twice."""
+    """b^1.2 … 1.5: rejected exactly; at log-noise 0.02 over 100 seeds never consistent more than twice —
+    b^1.3 and b^1.5 rejected in ≥ 80%, b^1.2 (ε = 0.2, beyond what 4 noisy points can tell from a rate
+    that saturates late) inconclusive (weak) instead."""
     assert _judge(VIOLATIONS[name], 0, 0.0, random=False).status == "inconsistent"
     noisy = [_judge(VIOLATIONS[name], s, 0.02, random=True).status for s in range(100)]
-    assert noisy.count("inconsistent") >= 80 and noisy.count("consistent") <= 2, noisy
+    assert noisy.count("consistent") <= 2, noisy
+    assert noisy.count("inconsistent") >= 80 or (name == "b^1.2" and noisy.count("inconclusive") >= 80), noisy
 
 
 def test_a_run_that_does_not_contract_fails_the_lower_bound_outright():
@@ -138,14 +153,17 @@ def test_an_upper_bound_on_a_factor_fails_on_a_diverged_or_stalled_run():
 
 def test_on_real_runs_a_bound_half_a_power_stronger_is_rejected_and_the_claim_holds():
     """FedCanon's rates are ∝ μη_g: −log q ≳ (μη_g)^½ is false for them as μη_g → 0 (the old study's
-    negative control, now a claim of its own), while the group is consistent at seed 0."""
+    negative control, now a claim of its own) — never consistent: on the claim's 4 points the ratio's rise
+    bends (end slope 0.79 of its tail slope: a lower-order term), which 4 points cannot tell from a
+    levelling ratio, so it rose inside the window; the group itself is never rejected at seed 0."""
     strong = dataclasses.replace(CLAIM, name="pl-rate-strong", bound="(mu*eta_g)**0.5")
     vs, _ = judge(strong, 0)
-    assert vs[0].status == "inconsistent", vs[0].reason
-    verdicts, measured = GROUP.judge(0)
-    assert [v.status for v in verdicts] == ["consistent", "consistent"], [v.reason for v in verdicts]
-    assert all(v.evidence["oc"]["size"] <= 0.01 and min(v.evidence["oc"]["power"].values()) >= 0.95
-               for v in verdicts)
+    assert vs[0].status == "inconsistent" or vs[0].reason.startswith("rose inside the window"), vs[0].reason
+    assert all(row["tail_slope"] > 0.3 for row in vs[0].evidence["instances"])  # far above a legal rise
+    verdicts, measured = GROUP.judge(0)  # never rejected; weak on the quick sweeps (ε_min 0.16 > 0.1)
+    assert [v.status for v in verdicts] == ["inconclusive", "inconclusive"], [v.reason for v in verdicts]
+    assert all("weak:" in v.reason and v.evidence["oc"]["size"] <= 0.01 and
+               0.1 < v.evidence["departure"]["eps_min"] < 0.2 for v in verdicts)
 
 
 def test_a_lower_bound_has_no_worst_case_and_no_vanishing_point_and_reads_gtrsim():

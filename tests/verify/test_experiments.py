@@ -21,11 +21,12 @@ def test_every_theorem_has_an_experiment_and_back():
 
 QUICK = ["fco-eq-4.5", "fco-lemma-4.5-K-hetero", "fedcanon-floor-lambda",
          # item-5 statements: each carries a negative control that must flip (a check of its own)
-         "fco-curse-rate", "fedcanon-pl-rate", "fedcanon-floor-structure", "fco-4.2-vs-4.1",
-         # Thm 4.3's floor as ζ → 0, judged where ≲ can fail, with a control; the tuned rates
-         "fco-4.3-floor-zeta", "fco-lemma-4.4", "fco-4.3-tuned-R", "fco-4.2-rounds"]
-#: designs that cannot resolve one of their claim's violations: the rule must say so (issue 30)
-NO_POWER = {"fco-4.1-speedup": "y ∝ bound^0.8", "fco-4.3-floor-K": "y ∝ x^0.08"}
+         "fco-curse-rate", "fedcanon-floor-structure", "fco-4.2-vs-4.1",
+         # Thm 4.3's floor as ζ → 0, judged where ≲ can fail, with a control
+         "fco-4.3-floor-zeta", "fco-lemma-4.4"]
+#: designs too small to exclude a departure of ε = 0.1 (issues 30, 52): weak, naming what would decide
+WEAK = {"fco-4.1-speedup": "rows", "fco-4.3-floor-K": "a window to K ≈", "fco-4.3-tuned-R": "a window to R ≈",
+        "fco-4.2-rounds": "a window to R ≈", "fedcanon-pl-rate": "a window to 1/"}
 
 
 @pytest.mark.parametrize("name", QUICK)
@@ -36,20 +37,28 @@ def test_quick_experiments_give_verdicts_with_numbers(name):
     # consistent only with demonstrated power: every check rejected all of its violations
     for c in res.checks:
         assert c.evidence["power"]["rejects"] and not c.evidence["power"]["misses"], c.reason
-    json.dumps(res.as_dict())
+    # every verdict says the smallest departure it detects (or why its rule has none), in the JSON too
+    for c in json.loads(json.dumps(res.as_dict()))["checks"]:
+        d = c["evidence"]["departure"]
+        assert d["eps_min"] is None and d["scale"] == "does not apply" or d["eps_min"] >= 0, c["rule"]
+        if d["scale"] in ("bound", "x"):  # a bounded ratio: consistent only when it excludes 0.1
+            assert d["eps_min"] <= 0.1 and "excludes" in c["reason"], c["reason"]
 
 
-@pytest.mark.parametrize("name", sorted(NO_POWER))
-def test_a_design_without_power_says_so_and_its_controls_still_flip(name):
-    """Legal data on a design that cannot tell a violation from a legal shape: inconclusive, never
-    consistent, naming what it cannot reject; the negative controls (real runs) are still rejected."""
+@pytest.mark.parametrize("name", sorted(WEAK))
+def test_a_design_too_small_says_what_it_excludes_and_what_would_decide(name):
+    """Legal data on a design whose smallest detected departure exceeds 0.1: inconclusive (weak), never
+    consistent, saying what it does exclude (ε_min, reported) and naming the design that would decide;
+    its size stays within 1%; a negative control (real runs) is rejected or, on a design that weak, cannot
+    be — never accepted."""
     res = EXPERIMENTS[name](quick=True, seed=0)
     assert res.status == "inconclusive", [c.reason for c in res.checks]
     claim = res.checks[0]
-    assert "no power:" in claim.reason.split(";")[0] and NO_POWER[name] in claim.reason  # a group: law first
+    assert "weak:" in claim.reason and "exclude only" in claim.reason and WEAK[name] in claim.reason
+    assert not claim.evidence["departure"]["eps_min"] <= 0.1, claim.evidence["departure"]
     assert claim.evidence["oc"]["size"] <= 0.01 and claim.evidence["oc"]["reps"] >= 200
     controls = [c for c in res.checks if c.rule.startswith("negative control")]
-    assert controls and all(c.status == "consistent" for c in controls)
+    assert all(c.status in ("consistent", "inconclusive") for c in controls), [c.reason for c in controls]
 
 
 def test_lemma_4_4_needs_its_terms_and_rejects_a_larger_error():
@@ -134,16 +143,23 @@ def test_linear_rate_claim_says_what_its_horizons_cannot_tell_and_rejects_vanish
     assert "from R = 200 on" in v.reason and "3 informative" in v.reason, v.reason
     avg = measure(replace(c, measure="gap_avg"), 0)
     got, _ = judge_data(c, avg.G, avg.floor, avg.bound, 0, avg.seeds, avg.random)
-    assert got.status == "inconsistent" and "not measured" in got.reason, got.reason
+    # its rate's decline slows (E/T ≈ 0.75 at the window's end) as a levelling ratio's would: never
+    # consistent — inconsistent, or rising inside the window with no end in sight (issue 52's levelling)
+    assert got.status in ("inconsistent", "inconclusive") and "not measured" in got.reason, got.reason
+    assert got.status == "inconsistent" or "rose inside the window" in got.reason, got.reason
     t = np.arange(R[-1] + 1, dtype=float)
     ones, zeros = np.ones((3, len(R))), np.zeros((3, len(R)))
 
     def verdict(curves: list[np.ndarray]):  # noqa: ANN202 - a Verdict
         return judge_data(c, _prefix_rates(curves, R), zeros, ones, 0, [0, 1, 2], False)[0]
 
-    for bad in ([a / (1 + t) for a in (1.0, 2.0, 5.0)], [a / (1 + t) ** 6 for a in (1.0, 2.0, 5.0)],
+    assert verdict([a / (1 + t) for a in (1.0, 2.0, 5.0)]).status == "inconsistent"
+    # 1/t^6 and exp(−√t) reach their floor inside the window (their rate freezes from R = 400 and 1,600):
+    # the ratio rises, then levels off in the data — rose inside the window, never consistent
+    for bad in ([a / (1 + t) ** 6 for a in (1.0, 2.0, 5.0)],
                 [a * np.exp(-np.sqrt(t)) for a in (1.0, 2.0, 5.0)]):
-        assert verdict(bad).status == "inconsistent", verdict(bad).reason
+        got = verdict(bad)
+        assert got.status == "inconsistent" or got.reason.startswith("rose inside the window"), got.reason
     slow = verdict([np.exp(-((t / tau) ** 0.75)) for tau in (300.0, 400.0, 500.0)])
     assert slow.status == "inconclusive" and "not measured at R = 50, 100" in slow.reason, slow.reason
     mixed = [0.5 * rho**t + 0.5 * rho ** (2 * t) + 1e-7 for rho in (0.9, 0.95, 0.97)]
@@ -191,7 +207,7 @@ def test_svrg_factor_claim_passes_its_runs_on_any_cut_of_the_sweep_and_rejects_c
     m = measure(c, 0)
     assert len(m.seeds) == 3 and m.random and np.all((m.G > 0) & (m.G < 1))  # 3 instances × 2 run seeds
     v, _ = judge_data(c, m.G, m.floor, m.bound, 0, m.seeds, m.random)
-    assert v.status == "inconclusive" and v.reason.startswith("no power"), v.reason
+    assert v.status == "inconclusive" and v.reason.startswith("weak"), v.reason
     assert v.evidence["oc"]["size"] <= 0.01, v.evidence["oc"]
     for P in (5, 4):
         cut = replace(c, along=(c.along[0], c.along[1][:P]))
@@ -243,7 +259,9 @@ def test_fedmid_small_step_limit_is_near_pgm_on_twice_psi_on_every_instance():
     assert once.shape[0] >= 3 and once.min() > 1e-2  # does not follow PGM on F + ψ
     assert res.status == "known disagreement" and mid.status == "known disagreement", mid.reason
     assert "documented cause confirmed" in mid.reason and f"rule ≤ 1/{mb.CLOSER:g}" in mid.reason
-    assert dual.status == "consistent" and "power y ∝ bound^0.5 100%" in dual.reason, dual.reason
+    # FedDualAvg follows it, but the quick sweep's η_c range excludes only bound^0.87: weak, not consistent
+    assert dual.status == "inconclusive" and "weak:" in dual.reason and "exclude only y ∝ bound^0.8" in \
+        dual.reason, dual.reason
     fedmid = mb.GROUP.claims[1]
     unconfirmed = dataclasses.replace(fedmid, known=("a cause", lambda c, seeds: (False, "not seen")))
     (v,), _ = judge(unconfirmed, 0)
@@ -253,7 +271,7 @@ def test_fedmid_small_step_limit_is_near_pgm_on_twice_psi_on_every_instance():
         raise AssertionError("a consistent claim has nothing to explain")
 
     (v,), _ = judge(dataclasses.replace(mb.GROUP.claims[0], known=("a cause", never)), 0)
-    assert v.status == "consistent"
+    assert v.status in ("consistent", "inconclusive")
 
 
 def test_a_known_disagreement_needs_its_diagnostic_and_never_hides_a_new_failure():

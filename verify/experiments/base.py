@@ -50,10 +50,22 @@ class Result:
             "status": self.status,
             "design": self.design,
             "measured": _plain(self.measured),
-            "checks": [_plain(c.as_dict()) for c in self.checks],
+            "checks": [_plain(with_departure(c.as_dict())) for c in self.checks],
             "seconds": self.seconds,
             "notes": self.notes,
         }
+
+
+#: a check whose rule reads no departure scale: its power is against the violations it names
+NO_SCALE = {"eps_min": None, "scale": "does not apply",
+            "excludes": "its named violations (an identity, an inequality with constant 1, a crossover, a "
+                        "control or a limit has no exponent to depart from)"}
+
+
+def with_departure(check: dict[str, Any]) -> dict[str, Any]:
+    """A check's JSON form with its smallest detected departure (``NO_SCALE`` for the rules without one)."""
+    evidence = check.get("evidence") or {}
+    return check if "departure" in evidence else {**check, "evidence": {**evidence, "departure": NO_SCALE}}
 
 
 @dataclass(frozen=True)

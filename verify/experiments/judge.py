@@ -12,9 +12,18 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from fcocheck.rates.departure import EPS_MAX, Detection, eps_min, excludes
 from fcocheck.rates.fit import SlopeFit, loglog_slope
 from fcocheck.rates.inequality import bounded_by
-from fcocheck.rates.oc import LEVEL, MIN_POINTS, bounded_ratio, power_summary, resolved_prefix
+from fcocheck.rates.oc import (
+    LEVEL,
+    MIN_POINTS,
+    bounded_ratio,
+    design_help,
+    design_text,
+    power_summary,
+    resolved_prefix,
+)
 from fcocheck.rates.power import (
     Violation,
     exponent_violations,
@@ -27,6 +36,7 @@ from fcocheck.rates.verdict import (
     INCONSISTENT,
     Verdict,
     exponent_verdict,
+    law_departure,
 )
 
 
@@ -40,20 +50,25 @@ def exponent(x: Sequence[float], Y: np.ndarray, predicted: float, sense: str = "
 
     fit = loglog_slope(xa, Y, seed=seed)
     violations = exponent_violations(xa, Y, predicted, sense, label)
-    return fit, powered(judge, np.asarray(Y, dtype=float), violations)
+    v = powered(judge, np.asarray(Y, dtype=float), violations)
+    if np.isfinite(fit.lo) and np.isfinite(fit.hi):  # the smallest departure it rejects, reported
+        v = Verdict(v.status, v.rule, v.reason,
+                    {**v.evidence, "departure": law_departure(fit, predicted, sense)})
+    return fit, v
 
 
 def bound(x: Sequence[float], rate: Sequence[float], Y: np.ndarray, seed: int | tuple[int, ...] = 0,
           label: str = "x", deterministic: bool = False, noise: float | None = None,
-          level: float = LEVEL) -> Verdict:
+          level: float = LEVEL, gate: bool = True) -> Verdict:
     """Y ≲ rate along x, x growing into the theorem's regime (``rates.oc.bounded_ratio``).
 
-    Its size and power are measured at this design.  It replaces the one-constant rule, which rejected
-    legal saturating ratios and passed y ∝ bound^0.7 at log-noise 0.2 in 30–55% of repetitions.
+    Its size, power and smallest detected departure are measured at this design.  It replaces the
+    one-constant rule, which rejected legal saturating ratios and passed y ∝ bound^0.7 at log-noise 0.2
+    in 30–55% of repetitions.
     """
     return bounded_ratio(np.asarray(x, dtype=float), np.asarray(rate, dtype=float),
                          np.asarray(Y, dtype=float), seed=seed, label=label, deterministic=deterministic,
-                         noise=noise, level=level)
+                         noise=noise, level=level, gate=gate)
 
 
 def bound_instances(x: Sequence[float], rates: np.ndarray, Y: np.ndarray, seed: int = 0,
@@ -73,7 +88,9 @@ def bound_instances(x: Sequence[float], rates: np.ndarray, Y: np.ndarray, seed: 
     1 − (1 − ``LEVEL``)/S), so the claim's size is at most the sum of the instances' (a union bound,
     reported measured, each instance simulated on its own stream ``(seed, i)``: with one stream, three
     instances of one design repeated one Monte-Carlo error three times); power against each violation:
-    the least over the instances.
+    the least over the instances.  The smallest departure the claim detects is the instances'
+    together (any one rejecting: ``rates.departure.eps_min``); a consistent claim whose departure
+    exceeds ``EPS_MAX`` is inconclusive (weak), naming the design of its weakest instance that would do.
     """
     B = np.atleast_2d(np.asarray(rates, dtype=float))
     Ya = np.asarray(Y, dtype=float)
@@ -89,7 +106,7 @@ def bound_instances(x: Sequence[float], rates: np.ndarray, Y: np.ndarray, seed: 
             skipped.append(i)
             continue
         verdicts.append((i, k, bound(xa[:k], B[i, :k], Yr[i][:, :k], (seed, i), label, deterministic=exact,
-                                     level=level)))
+                                     level=level, gate=False)))
     rule = f"bounded ratio along {label} on each of {Yr.shape[0]} instances (calibrated)"
     if not verdicts:
         return Verdict(INCONCLUSIVE, "resolution", f"no instance resolves {MIN_POINTS} points along {label} "
@@ -99,14 +116,32 @@ def bound_instances(x: Sequence[float], rates: np.ndarray, Y: np.ndarray, seed: 
     note = f"; instances {skipped} resolve < {MIN_POINTS} points (not judged)" if skipped else ""
     oc = _pooled_oc(vs)
     slopes = ", ".join(f"{v.evidence.get('tail_slope', float('nan')):.3g}" for v in vs)
+    found = [Detection(**v.evidence["oc"]["detection"]) for v in vs if v.evidence.get("oc")]
+    eps = eps_min(found)
+    scale, direction = (vs[0].evidence["departure"]["scale"], vs[0].evidence["departure"]["direction"]) \
+        if found else ("bound", "shrinks")
+    departure = {"eps_min": eps, "scale": scale, "direction": direction,
+                 "excludes": excludes(scale, eps, direction)}
     ok = (f"the ratio stops growing on every instance (tail slopes {slopes}; critical "
-          f"{max(v.evidence.get('critical', float('nan')) for v in vs):.3g}); size ≤ {oc['size']:.1%} "
-          "(sum over instances); power " + ", ".join(f"{k} {p:.0%}" for k, p in oc["power"].items()) + note
-          if oc else note)
+          f"{max(v.evidence.get('critical', float('nan')) for v in vs):.3g}); excludes "
+          f"{departure['excludes']} (95%); size ≤ {oc['size']:.1%} (sum over instances); power "
+          + ", ".join(f"{k} {p:.0%}" for k, p in oc["power"].items()) + note if oc else note)
     rows = [{"row": i, "points": k, "status": v.status, "reason": v.reason,
              **{key: v.evidence.get(key) for key in ("tail_slope", "critical", "C")}} for i, k, v in verdicts]
-    return _combine(vs, [str(i) for i, _, _ in verdicts], rule, ok, note,
-                    {"instances": rows, "skipped": skipped, "C": max(v.evidence.get("C", 0.0) for v in vs)})
+    evidence = {"instances": rows, "skipped": skipped, "C": max(v.evidence.get("C", 0.0) for v in vs),
+                "departure": departure}
+    out = _combine(vs, [str(i) for i, _, _ in verdicts], rule, ok, note, evidence)
+    if out.status != CONSISTENT or eps <= EPS_MAX:
+        return Verdict(out.status, out.rule, out.reason, {**out.evidence, "departure": departure})
+    i, k, weakest = max(verdicts, key=lambda ikv: ikv[2].evidence["departure"]["eps_min"])
+    oc = weakest.evidence["oc"]
+    design = {**design_help(np.log(xa[:k] / xa[0]), B[i, :k], oc["seeds"], oc["noise"], level),
+              "rows_now": oc["seeds"]}
+    return Verdict(INCONCLUSIVE, rule, f"weak: the ratio stops growing on every instance (tail slopes "
+                   f"{slopes}), but together they exclude only {departure['excludes']} (95%), not a "
+                   f"departure of {EPS_MAX:g} — {design_text(design, xa[0], label)} (instance {i}, the "
+                   f"weakest){note}",
+                   {**out.evidence, "departure": departure, "design": design})
 
 
 def _pooled_oc(verdicts: Sequence[Verdict]) -> dict | None:
@@ -195,15 +230,27 @@ def differs(residual: float, floor: float, reference: float, what: str) -> Verdi
 def control(rule, data: np.ndarray, good: np.ndarray, what: str) -> Verdict:
     """A negative control: ``rule`` (a judged claim) must come out inconsistent on ``data``.
 
-    Power: the curve that satisfies the claim (``good``), offered as the control, is rejected.
+    The control holds when the rule rejects it, fails when the rule accepts it (the claim's rule passes
+    a known violation), and is inconclusive when the rule cannot decide (a weak design, a rise inside the
+    window): then the design cannot show its power on real runs, which is not evidence against the
+    claim.  Power: on the curve that satisfies the claim (``good``) the control must not hold (a rule
+    that rejects everything would pass every control).
     """
     def judge_control(d: np.ndarray) -> Verdict:
         inner = rule(d)
-        ok = inner.status == INCONSISTENT
-        return Verdict(CONSISTENT if ok else INCONSISTENT, f"negative control ({what})",
-                       f"{what}: {inner.reason.split('; power')[0]}", {"inner": inner.status})
+        status = {INCONSISTENT: CONSISTENT, CONSISTENT: INCONSISTENT}.get(inner.status, INCONCLUSIVE)
+        return Verdict(status, f"negative control ({what})", f"{what}: {inner.reason.split('; power')[0]}",
+                       {"inner": inner.status})
 
-    return powered(judge_control, data, [Violation("the curve that satisfies the claim", good)])
+    v, g = judge_control(data), judge_control(good)
+    name = "the curve that satisfies the claim"
+    ev = {**v.evidence, "power": {"rejects": [name], "misses": {}} if g.status != CONSISTENT
+          else {"rejects": [], "misses": {name: g.status}}}
+    if v.status == CONSISTENT and g.status == CONSISTENT:
+        return Verdict(INCONCLUSIVE, v.rule, f"no power: {v.reason}; but it would also hold on the curve "
+                       "that satisfies the claim", ev)
+    return Verdict(v.status, v.rule, f"{v.reason}; power: it does not hold on the curve that satisfies the "
+                   f"claim ({g.status})", ev)
 
 
 def vanishes(at_zero: np.ndarray, at_nearest: np.ndarray, seeds: Sequence[int], what: str,
