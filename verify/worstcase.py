@@ -47,7 +47,9 @@ class Target:
         terms: the theorem terms compared (deterministic terms, σ = 0).
         het_term: the term the heterogeneity switch measures (``worst0`` is solved with ζ = 0).
         measured: also run the implementation on a 2-client Assumption-2 instance.
-        eta_s_rule: ``"one"`` (η_s = 1) or ``"thm-4.1"`` (η_s = 1/(4 η_c K L), Thm 4.1's choice).
+        eta_s_rule: ``"one"`` (η_s = 1) or ``"thm-4.1"`` (η_s = 1/(4 η_c K L), Thm 4.1's choice) — unless
+            the grid sets ``eta_s`` itself (``worstcase … --grid eta_s=…``): every field a grid names is
+            the one the worst case is solved at.
         known: a documented disagreement this target shows (shown as such, not as a new failure).
         twin: the method whose bounded worst case on the same grid confirms the ``known`` cause.
 
@@ -204,7 +206,7 @@ def target_specs(
     for spec in _grid(target.base, axes):
         if not overrides and spec.M * spec.K * spec.R > cap:
             continue
-        if target.eta_s_rule == "thm-4.1":
+        if target.eta_s_rule == "thm-4.1" and "eta_s" not in (overrides or {}):  # a grid's η_s is the user's
             check_spec(spec, METHODS)  # η_c, K, L valid before they are divided by
             spec = spec.with_(eta_s=1.0 / (4 * spec.eta * spec.K * spec.L))
         specs.append(check_spec(spec, METHODS))

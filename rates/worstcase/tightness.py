@@ -24,7 +24,10 @@ Verdict rules (each has a test feeding it a violation, tests/rates/test_worstcas
   its peak at R = p/ln(1/ρ) — the grid does not show whether it levels off, and the verdict says to
   extend it.  The worst case unbounded
   over the class while the bound is finite is inconsistent.  ``slope_oc`` runs the rule on stated
-  legal and violating shapes at the grid's own R (or K) values and reports its size and power;
+  legal and violating shapes at the grid's own R (or K) values and reports its size and power; a
+  ``consistent`` verdict covers only the axes where that power is ≥ 95% against every violation (an
+  axis below it is named, like an axis the grid does not vary), and says the smallest growth x^α of
+  the constant it detects (``departure``);
 * soundness: a run on an instance of the class can never exceed the worst case — measured >
   worst·(1 + ``SOLVER_TOL``) + ``ABS_TOL`` is inconsistent (the implementation or the PEP program
   is wrong).
@@ -36,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from fcocheck.rates.departure import POWER
 from fcocheck.rates.theorem import Theorem
 from fcocheck.rates.threshold import above, at_most
 from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict
@@ -213,7 +217,28 @@ def growth(rows: list[dict[str, Any]], axis: str) -> dict[str, Any]:
             found[state].append({"at": dict(key), "slopes": [float(v) for v in slopes],
                                  "extrapolated": extrapolated_slope(slopes)})
     return {"last_slope": last, "grows": found[GROWS], "rising": found[RISING], "judged": judged,
-            "short": short, "oc": slope_oc(sorted(values)) if judged else None}
+            "short": short, "oc": slope_oc(sorted(values)) if judged else None, "values": sorted(values)}
+
+
+def departure(by_axis: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The smallest growth x^α of the constant the rule detects on every grid axis it judges.
+
+    Exactly (the ratios are worst cases, no noise), as a verdict's ``departure`` (``rates.departure``'s
+    ``x`` scale): α scanned from 0.01 to 2 on each axis's grid values, against x^α and x^α(1 − c/x)
+    (``slope_oc``'s violations).
+    """
+    found = {}
+    for a, g in by_axis.items():
+        xs = np.asarray(sorted(g["values"]), dtype=float) if g.get("values") else None
+        if xs is None or len(xs) < 3:
+            continue
+        found[a] = next((float(al) for al in np.geomspace(0.01, 2.0, 60)
+                         if all(slope_state(slopes_of(xs, xs**al * (1 - c / xs))) == GROWS
+                                for c in (0.0, 0.1 * xs[0], 0.45 * xs[0]))), float("inf"))
+    eps = max(found.values()) if found else float("inf")
+    return {"eps_min": eps, "scale": "x", "direction": "flat", "by_axis": found,
+            "excludes": f"growth x^{eps:.2g} and faster of the smallest constant" if np.isfinite(eps)
+            else "no growth it can detect"}
 
 
 def tightness_verdict(relation: str, rows: list[dict[str, Any]]) -> Verdict:
@@ -256,7 +281,11 @@ def tightness_verdict(relation: str, rows: list[dict[str, Any]]) -> Verdict:
     ev["grows"] = {a: g["grows"] for a, g in by_axis.items() if g["grows"]}
     ev["rising"] = {a: g["rising"] for a, g in by_axis.items() if g["rising"]}
     ev["oc"] = {a: g["oc"] for a, g in by_axis.items() if g["oc"]}
-    blind = [a for a, g in by_axis.items() if g["judged"] == 0]
+    weak = {a: {k: p for k, p in g["oc"]["power"].items() if p < POWER}
+            for a, g in by_axis.items() if g["judged"] and g["oc"] and g["oc"]["power"]}
+    weak = {a: w for a, w in weak.items() if w}
+    ev["departure"] = departure(by_axis)
+    blind = [a for a, g in by_axis.items() if g["judged"] == 0 or a in weak]
     rule = (f"constant bounded in R and K (last slope ≤ {MAX_SLOPE}; a slope that stalls or converges "
             "above it is a power)")
 
@@ -271,11 +300,15 @@ def tightness_verdict(relation: str, rows: list[dict[str, Any]]) -> Verdict:
         return Verdict(INCONCLUSIVE, rule, f"the smallest constant still rises at the grid's end but "
                        f"decelerates {where(ev['rising'])}: a bounded ratio such as R^p·ρ^R rises until "
                        "R = p/ln(1/ρ); extend the grid to see whether it levels off" + note, ev)
+    why = {a: (f"it rejects {', '.join(f'{k} in only {p:.0%}' for k, p in weak[a].items())}" if a in weak
+               else "no group with 3 grid values") for a in blind}
     if len(blind) == len(by_axis):
-        return Verdict(INCONCLUSIVE, rule, f"no power along {blind}: no group with 3 grid values" + note, ev)
+        return Verdict(INCONCLUSIVE, rule, "no power along "
+                       + "; ".join(f"{a}: {w}" for a, w in why.items()) + note, ev)
     judged = [a for a in by_axis if a not in blind]
-    if blind:  # said, not hidden: the verdict covers the axes the grid varies
-        note += f"; judged along {judged} only ({blind} not varied by 3 values in this grid)"
+    if blind:  # said, not hidden: the verdict covers the axes the grid varies with power
+        note += f"; judged along {judged} only (no power along " + "; ".join(
+            f"{a}: {w}" for a, w in why.items()) + ")"
     for a, g in by_axis.items():
         if g["short"]:
             note += (f"; along {a} not judged at {g['short']}: three values, still rising (three can "

@@ -110,11 +110,18 @@ def test_a_saturating_ratio_is_consistent_once_it_has_levelled_off():
     # slope of −0.15: levelling off
     rows = _rows({(k, r): 4 * r / (r + 1) for k in (1, 2, 3) for r in (1, 2, 4, 8)})
     assert tightness_verdict("lesssim", rows).status == CONSISTENT
-    # on R ≤ 4 (slopes 0.415, 0.263) nothing can be extrapolated: not judged, not a violation
+    # on R ≤ 4 (slopes 0.415, 0.263) nothing can be extrapolated: not judged, not a violation; K ∈ {1, 2, 3}
+    # flat, but three values reject x^0.3 in only 25% of the rule's violations: no power there either
     rows = _rows({(k, r): 4 * r / (r + 1) for k in (1, 2, 3) for r in (1, 2, 4)})
     v = tightness_verdict("lesssim", rows)
-    assert v.status == CONSISTENT and "along R not judged" in v.reason  # judged along K (flat) only
+    assert v.status == INCONCLUSIVE and "no power along R" in v.reason and "K: it rejects x^0.3 in only" in \
+        v.reason, v.reason
     assert len(growth(rows, "R")["short"]) == 3
+    # K ∈ {1, 2, 3, 4}: power 100% along K, so judged there only, and said so
+    rows = _rows({(k, r): 4 * r / (r + 1) for k in (1, 2, 3, 4) for r in (1, 2, 4)})
+    v = tightness_verdict("lesssim", rows)
+    assert v.status == CONSISTENT and "judged along ['K'] only" in v.reason, v.reason
+    assert v.evidence["departure"]["eps_min"] <= 0.2 and v.evidence["departure"]["scale"] == "x"
     v = tightness_verdict("lesssim", _rows({(1, r): 4 * r / (r + 1) for r in (1, 2, 4)}))
     assert v.status == INCONCLUSIVE and "no power" in v.reason
 

@@ -78,7 +78,7 @@ def test_points_are_cached_in_the_results_store(tmp_path):
 
 def test_cli_prints_the_table_and_exits_by_the_verdict(tmp_path, capsys):
     store = str(tmp_path / "s.sqlite")
-    args = ["worstcase", "fco-lemma-4.5", "--grid", "K=1,2,3", "R=1", "--store", store, "--workers", "1"]
+    args = ["worstcase", "fco-lemma-4.5", "--grid", "K=1,2,3,4", "R=1", "--store", store, "--workers", "1"]
     rc = main(args)
     out = capsys.readouterr().out
     assert "bound" in out and "worst" in out and "fco-lemma-4.5:" in out
@@ -86,7 +86,10 @@ def test_cli_prints_the_table_and_exits_by_the_verdict(tmp_path, capsys):
     assert rc == 0 and "judged along ['K'] only" in out
     assert main([*args[:3], "K=1", "R=1", *args[5:]]) == 1  # nothing varied: no power, inconclusive
     capsys.readouterr()
-    rc = main([*args[:3], "K=1,2,3", "R=1,2,3", *args[5:], "--json"])
+    # three values of K: the rule rejects x^0.3 in only 25% of its violations — no power, not consistent
+    assert main([*args[:3], "K=1,2,3", "R=1", *args[5:]]) == 1
+    assert "no power along" in capsys.readouterr().out
+    rc = main([*args[:3], "K=1,2,3,4", "R=1,2", *args[5:], "--json"])
     data = json.loads(capsys.readouterr().out)
     assert rc == 0 and data["status"] == CONSISTENT
     assert main(["worstcase", "pgm", "--grid", "R=1,2", "--store", store, "--workers", "1"]) == 0
@@ -113,3 +116,16 @@ def test_cli_unknown_target_exits_2(tmp_path, capsys):
 def test_inconsistent_targets_are_not_filed_as_known_without_a_cause():
     assert all(t.twin for t in TARGETS.values() if t.known)
     assert INCONSISTENT != KNOWN
+
+
+def test_a_grid_sets_every_field_the_target_reads_eta_s_included(tmp_path, capsys):
+    """fco-4.1 solves at Thm 4.1's η_s = 1/(4η_cKL) unless the grid names η_s: then at the grid's (it was
+    silently replaced by the theorem's)."""
+    store = str(tmp_path / "s.sqlite")
+    base = ["worstcase", "fco-4.1", "--grid", "K=1", "R=1,2", "--store", store, "--workers", "1", "--json"]
+    main(base)
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert {round(r["eta_s"], 12) for r in rows} == {round(1 / (4 * r["eta_c"] * r["K"]), 12) for r in rows}
+    main([*base[:5], "eta_s=0.5", *base[5:]])
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert {r["eta_s"] for r in rows} == {0.5}
