@@ -6,9 +6,12 @@ matching the rule, no traceback, nothing written) and any other outcome.  Then i
 corpus — the Hypothesis strategies of ``tests/reports/test_fuzz_boundary.py`` (sweep files, instance
 files, command lines), ``--examples`` of each, derandomized — and runs each through the CLI: an answer
 (exit 0/1 with a result) or a named refusal (exit 2, nothing written) is clean; a traceback, a hang
-(no answer within ``--hang`` seconds, SIGALRM) or a partial file is counted.
+(no answer within ``--hang`` seconds, SIGALRM) or a partial file is counted.  Last, the guarded
+boundary's four surfaces (``tests/reports/fuzz_surfaces.py``: plugin modules, foreign stores, links
+and special files under ``--out``, full and read-only file systems), ``--surfaces`` draws of each,
+each outcome as its probe names it.
 
-    python benchmarks/bad_inputs.py [--examples 200] [--hang 120]
+    python benchmarks/bad_inputs.py [--examples 200] [--surfaces 2000] [--hang 120] [--only SURFACE]
 """
 
 from __future__ import annotations
@@ -149,17 +152,87 @@ def corpus(examples: int, hang: int) -> dict[str, collections.Counter]:
     return by
 
 
+def surfaces(examples: int, hang: int, only: str | None) -> dict[str, collections.Counter]:
+    """The four surfaces' strategies drawn ``examples`` times each (derandomized), each outcome counted."""
+    import shutil
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from tests.reports import fuzz_surfaces as fz
+    from tests.reports.stored import run_report
+
+    by: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    cfg = settings(max_examples=examples, derandomize=True, database=None, deadline=None,
+                   suppress_health_check=list(HealthCheck))
+    keep = tempfile.TemporaryDirectory()
+    base = Path(keep.name)
+    stored = base / "stored.sqlite"
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        run_report(base / "rep", stored)
+    copy = shutil.copyfile(stored, base / "copy.sqlite")
+    fz.cli(fz.commands(base, base / "listing", copy)["report"])  # the files a report writes
+    report_files = sorted(k for k, v in fz.listing(base / "listing").items() if v != "dir")
+
+    def scratch() -> tempfile.TemporaryDirectory:
+        return tempfile.TemporaryDirectory()
+
+    @cfg
+    @given(source=fz.plugin_modules())
+    def plugins(source: str) -> None:
+        with scratch() as tmp:
+            by["surface: plugin module"][fz.plugin_outcome(source, Path(tmp), hang)] += 1
+
+    @cfg
+    @given(spec=fz.foreign_stores(), command=st.sampled_from(fz.STORE_COMMANDS))
+    def stores(spec: object, command: str) -> None:
+        with scratch() as tmp:
+            by["surface: foreign store"][fz.store_outcome(spec, command, Path(tmp), hang)] += 1
+
+    @cfg
+    @given(data=st.data())
+    def links(data: st.DataObject) -> None:
+        command = data.draw(st.sampled_from(fz.LINK_COMMANDS))
+        rel = data.draw(st.sampled_from(fz.written_paths(command, report_files)))
+        kind = data.draw(st.sampled_from(fz.PLANTS))
+        with scratch() as tmp:
+            root = Path(tmp)
+            shutil.copyfile(stored, root / "s.sqlite")
+            by["surface: link under --out"][fz.link_outcome(command, rel, kind, root, root / "s.sqlite",
+                                                             report_files, hang)] += 1
+
+    @cfg
+    @given(command=st.sampled_from(fz.DISK_COMMANDS), kind=st.sampled_from(["full", "read-only"]),
+           nbytes=st.one_of(st.integers(0, 4096), st.integers(0, 2_000_000)), pages=st.integers(0, 60))
+    def disks(command: str, kind: str, nbytes: int, pages: int) -> None:
+        with scratch() as tmp:
+            outcome = fz.disk_outcome(command, kind, nbytes, pages, Path(tmp),
+                                      stored if command == "report" else None, hang)
+            by["surface: failing disk"][outcome] += 1
+
+    for name, draw in (("plugins", plugins), ("stores", stores), ("links", links), ("disks", disks)):
+        if only in (None, name):
+            draw()
+    keep.cleanup()
+    return by
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--examples", type=int, default=200, help="draws of each fuzzing strategy")
+    ap.add_argument("--surfaces", type=int, default=200, help="draws of each guarded-boundary surface")
+    ap.add_argument("--only", choices=("plugins", "stores", "links", "disks"),
+                    help="only this surface (no table, no corpus)")
     ap.add_argument("--hang", type=int, default=120, help="seconds without an answer that count as a hang")
     args = ap.parse_args()
     by: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    for case in all_cases():
-        known = ("solve", "run", "validate", "check", "sweep", "report", "store", "theorems")
-        command = case[1][0] if case[1][0] in known else "other"
-        by[command][run(case, args.hang)] += 1
-    by.update(corpus(args.examples, args.hang))
+    if args.only is None:
+        for case in all_cases():
+            known = ("solve", "run", "validate", "check", "sweep", "report", "store", "theorems")
+            command = case[1][0] if case[1][0] in known else "other"
+            by[command][run(case, args.hang)] += 1
+        by.update(corpus(args.examples, args.hang))
+    by.update(surfaces(args.surfaces, args.hang, args.only))
     total = collections.Counter()
     print(f"{'command':<20} {'cases':>6} {'clean':>6}  other outcomes")
     for command, counts in sorted(by.items()):

@@ -19,6 +19,7 @@ from fcocheck.rates.catalog import THEOREMS
 from fcocheck.reports.drawer import Drawer
 from fcocheck.reports.model import ExperimentBlock, Report, ReproductionBlock, TheoremSection, TightnessBlock
 from fcocheck.reports.plotdata import experiment_figure, reproduction_figure, tightness_figure
+from fcocheck.reports.stored import reading
 from fcocheck.solvers import algorithms, ctrl_c, strict_json
 from fcocheck.solvers.engine.trace import jsonable
 from fcocheck.solvers.files import Writer
@@ -48,15 +49,17 @@ def _theorems(
     by: dict[str, list[ExperimentBlock]] = {}
     for name, res in results.items():
         stem, caption = figures.get(name, (None, ""))
-        by.setdefault(res["theorem"], []).append(ExperimentBlock(res, stem, caption))
+        with reading("experiment", name):
+            by.setdefault(str(res["theorem"]), []).append(ExperimentBlock(res, stem, caption))
     out = []
     for thm, blocks in by.items():
         if thm not in THEOREMS:  # users' claims: a section (and a gallery page) each, with its statement
             for b in blocks:
                 res = b.result
-                cite = "; ".join(res.get("notes", [])) or "stated in your plugin module"
-                out.append(TheoremSection(f"claim-{res['name']}", f"your claim {res['name']}", cite,
-                                          res["measured"].get("statement", ""), [], [b]))
+                with reading("experiment", res.get("name")):
+                    cite = "; ".join(map(str, res.get("notes", []))) or "stated in your plugin module"
+                    out.append(TheoremSection(f"claim-{res['name']}", f"your claim {res['name']}", cite,
+                                              str(res["measured"].get("statement", "")), [], [b]))
             continue
         t = THEOREMS[thm]
         out.append(TheoremSection(thm, t.title, t.citation, _statement(t), list(t.conditions), blocks))
@@ -101,7 +104,8 @@ def _tightness(session: Session, quick: bool, errors: list[str],
         return []
     blocks = []
     for res in payloads:
-        fig = tightness_figure(res)
+        with reading("worst-case", res.get("name") if isinstance(res, dict) else res):
+            fig = tightness_figure(res)
         blocks.append(
             TightnessBlock(res, submit(fig) if fig else None, fig.caption if fig else "")
         )
@@ -228,7 +232,8 @@ def build(
         }
         drawn: dict[str, tuple[str | None, str]] = {}
         for name, res in results.items():
-            fig = experiment_figure(res, constants.get(res.get("theorem", "")))
+            with reading("experiment", name):
+                fig = experiment_figure(res, constants.get(res.get("theorem", "")))
             drawn[name] = (submit(fig), fig.caption) if fig else (None, "")
         blocks = []
         for rep in _reproduce(session, studies, quick, seed):

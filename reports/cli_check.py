@@ -19,7 +19,7 @@ from fcocheck.reports.cli_common import UsageError
 from fcocheck.solvers import algorithms, strict_json
 from fcocheck.solvers.ctrl_c import INTERRUPTED
 from fcocheck.solvers.errors import FcocheckError
-from fcocheck.solvers.files import Writer
+from fcocheck.solvers.files import COUNTEREXAMPLES, UnsafePathError, Writer, append_lines
 from fcocheck.verify.claims import AGREES, DISAGREES, KNOWN, UNVERIFIED
 from fcocheck.verify.conformance import Cell, Conformance, collect, plan, unit_cells, units
 from fcocheck.verify.properties import PROPERTIES, R_A, R_O1, TOL_A, TOL_O1
@@ -81,6 +81,28 @@ def render(res: Conformance) -> str:
     return "\n".join(lines)
 
 
+def check_places(out: Path) -> None:
+    """Refuse, before anything is written, every place ``check`` may write that is not a plain one.
+
+    ``check.jsonl`` and the ``counterexamples`` folder (``Writer.path``: no link, FIFO or non-directory on
+    the way), and each entry already in that folder: the cells write only regular files there, so a
+    link, a FIFO or a directory among them is refused now rather than after the first units are logged.
+
+    Raises:
+        UnsafePathError: naming the place and the rule.
+
+    """
+    w = Writer(out)
+    w.path("check.jsonl", make_dirs=False)
+    folder = w.path(f"{COUNTEREXAMPLES}/x", make_dirs=False).parent
+    if folder.is_dir():
+        for entry in sorted(folder.iterdir()):
+            if entry.is_symlink() or not entry.is_file():
+                raise UnsafePathError(f"{str(entry)!r} is a link, a directory or a special file; the rule "
+                                      f"is regular files in {COUNTEREXAMPLES}/ (check writes its "
+                                      "counterexamples there)")
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     """Run the conformance checks and print (or dump) the matrix."""
     names = args.algorithm or None
@@ -92,6 +114,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     except FcocheckError as exc:
         raise UsageError(str(exc)) from None
     out = Path(args.out)
+    check_places(out)
     log = Writer(out).write_text("check.jsonl", "")  # checked: inside --out, not a link, a regular file
     budget = "quick" if args.quick else args.budget
     _, algs = plan(names)
@@ -103,9 +126,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     try:
         for unit, rows in ex.imap(task, todo):  # units finish in any order; each is logged at once
             done[unit] = [Cell(**r) for r in rows]
-            with log.open("a") as fh:
-                for r in rows:
-                    fh.write(strict_json.dumps(r, default=str) + "\n")
+            append_lines(log, [strict_json.dumps(r, default=str) for r in rows])  # a unit whole or not
     except KeyboardInterrupt:
         kept = sum(map(len, done.values()))
         print(f"fcocheck: interrupted after {kept} cells (kept in {log})", file=sys.stderr)

@@ -45,11 +45,20 @@ def check_writable(target: str | os.PathLike | None, directory: bool = False,
 
     A file target needs a writable parent directory that exists (or, with ``create_parents``,
     can be created) and must not be a directory; a directory target must be a directory or
-    creatable.  Nothing is created here.
+    creatable.  A path the file system cannot even look up (a name over 255 bytes, a loop of links)
+    is refused with its cause.  Nothing is created here.
     """
     if target is None:
         return
-    path = Path(target)
+    try:
+        _check_writable(Path(target), directory, create_parents)
+    except OSError as exc:
+        raise UsageError(f"output path {str(target)[:80]!r}{'...' if len(str(target)) > 80 else ''}: "
+                         f"{exc.strerror or exc}; the rule is a path the file system accepts (each name at "
+                         "most 255 bytes)") from None
+
+
+def _check_writable(path: Path, directory: bool, create_parents: bool) -> None:
     if directory:
         _creatable(path, "output directory")
         return

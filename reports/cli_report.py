@@ -66,6 +66,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     out = Path(args.out)
     check_writable(out, directory=True)
     session = open_session(args)
+    failed = True  # a store this command created and stored nothing in is then removed
     try:
         # everything is written to a stage inside --out and moved into place when the whole report is
         # there: a refusal, a failure or a Ctrl-C leaves --out as it was (solvers.staging)
@@ -74,6 +75,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                            worstcase=not args.no_worstcase, earlier=out)
             render_html(report, stage.dir)
             render_md(report, stage.dir)
+        failed = False
     except KeyboardInterrupt:
         print(
             "fcocheck: interrupted; finished runs and jobs are in the store — run the same command to resume",
@@ -82,7 +84,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         return INTERRUPTED
     finally:
         session.executor.close()
-        session.store.close()
+        session.store.close(discard_empty=failed)
     html, md = out / "index.html", out / "report.md"
     s = report.summary()
     if not args.quiet:
@@ -157,11 +159,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     configs = _load_sweep(args.sweep)
     check_configs(configs)
     session = open_session(args)
+    failed = True  # a store this command created and stored nothing in is then removed
     try:
         summary = run_sweep(configs, session.store, session.executor, session.progress)
+        failed = False
     finally:
         session.executor.close()
-        session.store.close()
+        session.store.close(discard_empty=failed)
     print(summary.line())
     for e in summary.errors[:10]:
         print(f"  error: {e}")
@@ -175,10 +179,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def cmd_store(args: argparse.Namespace) -> int:
     """Inspect or export the store."""
-    if not Path(args.store).is_file():
-        raise InvalidSweepError(
-            f"--store {args.store!r} does not exist; the rule is an existing results store"
-        )
+    store_path = Path(args.store)
+    if not store_path.is_file():
+        why = "is not a regular file (a FIFO, a device or a directory)" if store_path.exists() else \
+            "does not exist"
+        raise InvalidSweepError(f"--store {args.store!r} {why}; the rule is an existing results store")
     if args.action == "export":
         if not args.out or Path(args.out).suffix.lower() not in (".csv", ".parquet"):
             raise UsageError(f"store export --out {args.out!r}; the rule is FILE.csv or FILE.parquet")

@@ -11,7 +11,7 @@ from fcocheck.rates import checks
 from fcocheck.rates.catalog import THEOREMS
 from fcocheck.reports.cli_common import UsageError
 from fcocheck.solvers import ctrl_c, strict_json
-from fcocheck.solvers.files import write_file
+from fcocheck.solvers.files import append_lines, write_file
 from fcocheck.verify.experiments import select
 
 
@@ -94,8 +94,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             results.append(res)
             by_name[res["name"]] = res
             if out is not None:  # one JSON line per finished experiment: an interruption loses nothing done
-                with out.open("a") as fh:
-                    fh.write(strict_json.dumps(res, default=str) + "\n")
+                append_lines(out, [strict_json.dumps(res, default=str)])
             if not (args.json or args.quiet):
                 _print_result(res)
     except KeyboardInterrupt:

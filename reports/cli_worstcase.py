@@ -112,12 +112,13 @@ def cmd_worstcase(args: argparse.Namespace) -> int:
     else:
         work = _algorithm_grid(args.target, grid)
     session = _open(args)
+    failed = True  # a store this command created and stored nothing in is then removed
     try:
-        if args.target in TARGETS:
-            return _theorem(args, work, session)
-        return _algorithm(args, work, session)
+        code = _theorem(args, work, session) if args.target in TARGETS else _algorithm(args, work, session)
+        failed = False
+        return code
     finally:
-        session.store.close()
+        session.store.close(discard_empty=failed)
         session.executor.close()
 
 

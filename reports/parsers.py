@@ -13,7 +13,8 @@ from typing import Any
 DEFAULT_STORE = "out/fcocheck.sqlite"
 BUDGETS = ("quick", "full", "thorough")
 EXIT_CODES = ("exit status: 0 success; 1 a result that is not success (diverged run, failed "
-              "certification, broken invariant, errored runs, inconsistent verdict with --strict); "
+              "certification, broken invariant, errored runs, an inconsistent or errored verdict, and an "
+              "inconclusive one with validate --strict); "
               "2 bad input (nothing written); Ctrl-C: finished work kept, ended by SIGINT (shell status 130)")
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from fcocheck.rates.catalog import THEOREMS
 from fcocheck.reports.glossary import STATUSES, TERMS
 from fcocheck.reports.model import Report
+from fcocheck.reports.stored import reading
 from fcocheck.reports.text import BIBLIOGRAPHY, readable, shorten
 from fcocheck.solvers.files import is_counterexample_link, plain_name
 
@@ -61,17 +62,18 @@ def _theorem(out: Path, t: Any, embed: bool) -> dict[str, Any]:
     exps = []
     for b in t.experiments:
         res = b.result
-        exps.append(
-            {
-                "name": res["name"],
-                "status": res["status"],
-                "design": readable(res["design"]),
-                "seconds": f"{res['seconds']:.1f}",
-                "checks": [_check(c) for c in res["checks"]],
-                "notes": [readable(n) for n in res.get("notes", [])],
-                "figure": _figure(out, b.figure, b.caption, embed),
-            }
-        )
+        with reading("experiment", res.get("name") if isinstance(res, dict) else res):
+            exps.append(
+                {
+                    "name": str(res["name"]),
+                    "status": str(res["status"]),
+                    "design": readable(res["design"]),
+                    "seconds": f"{res['seconds']:.1f}",
+                    "checks": [_check(c) for c in res["checks"]],
+                    "notes": [readable(n) for n in res.get("notes", [])],
+                    "figure": _figure(out, b.figure, b.caption, embed),
+                }
+            )
     return {
         "name": t.name,
         "page": plain_name(t.name) + ".html",
@@ -101,6 +103,11 @@ def _link(rel: Any) -> str | None:
 
 
 def _invariant(c: dict[str, Any]) -> dict[str, Any]:
+    with reading("conformance", c.get("column") if isinstance(c, dict) else c):
+        return _invariant_view(c)
+
+
+def _invariant_view(c: dict[str, Any]) -> dict[str, Any]:
     return {
         "column": c["column"],
         "algorithm": c["algorithm"],
@@ -136,6 +143,11 @@ def _reproduction(out: Path, b: Any, embed: bool) -> dict[str, Any]:
 
 
 def _tightness(out: Path, b: Any, embed: bool) -> dict[str, Any]:
+    with reading("worst-case", b.result.get("name") if isinstance(b.result, dict) else b.result):
+        return _tightness_view(out, b, embed)
+
+
+def _tightness_view(out: Path, b: Any, embed: bool) -> dict[str, Any]:
     res = b.result
     tv = res["verdicts"]["tightness"]["evidence"]
     rows = res["rows"]

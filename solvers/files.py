@@ -48,6 +48,16 @@ class WriteFailedError(RuntimeError):
     """The file system refused a write (full disk, read-only, name too long); nothing partial is left."""
 
 
+#: the rule of a plain name, in words (for the errors of names that name files: claims, cards)
+PLAIN_RULE = (f"letters, digits, '.', '_', '-', '+', '=' (at most {MAX_STEM}, not starting with '.'): "
+              "it names files")
+
+
+def is_plain_name(name: object) -> bool:
+    """Whether ``name`` is one plain file-name component (``safe_stem``'s rule)."""
+    return isinstance(name, str) and bool(_STEM.fullmatch(name)) and name not in (".", "..")
+
+
 def safe_stem(name: str) -> str:
     """``name`` if it is one safe file-name component (for names taken from stored data)."""
     if not isinstance(name, str) or not _STEM.fullmatch(name) or name in (".", ".."):
@@ -143,7 +153,7 @@ class Writer:
             fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:40]}.{os.getpid()}.", suffix=TMP_SUFFIX,
                                        dir=target.parent)
         except OSError as exc:
-            raise _failed(target, exc) from None
+            raise write_error(target, exc) from None
         try:
             os.fchmod(fd, FILE_MODE)  # mkstemp makes 0600; a file is made as open() would make it
             with os.fdopen(fd, mode, encoding=encoding if "b" not in mode else None,
@@ -152,7 +162,7 @@ class Writer:
             os.replace(tmp, target)
         except OSError as exc:
             _remove(tmp)
-            raise _failed(target, exc) from None
+            raise write_error(target, exc) from None
         except BaseException:
             _remove(tmp)
             raise
@@ -192,6 +202,34 @@ def write_file(path: str | os.PathLike, data: bytes | str) -> Path:
     p = Path(path)
     w = Writer(p.parent if str(p.parent) else ".")
     return w.write_bytes(p.name, data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def append_lines(path: str | os.PathLike, lines: list[str]) -> None:
+    """Append ``lines`` (each ended by a newline) to the log ``path`` made by ``write_file``: all or none.
+
+    A full disk or a read-only file system mid-write truncates the file back to its length before, so a
+    log holds only whole groups of lines; the failure is ``WriteFailedError``.  A link is not followed.
+    """
+    p = Path(path)
+    data = "".join(line + "\n" for line in lines).encode("utf-8")
+    try:
+        fd = os.open(p, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        raise write_error(p, exc) from None
+    try:
+        start = os.fstat(fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        except OSError as exc:
+            try:
+                os.ftruncate(fd, start)
+            except OSError:
+                pass
+            raise write_error(p, exc) from None
+    finally:
+        os.close(fd)
 
 
 def _umask() -> int:
@@ -244,7 +282,7 @@ def _mkdir(path: Path) -> None:
     except FileExistsError:
         raise UnsafePathError(f"{str(path)!r} exists and is not a directory") from None
     except OSError as exc:
-        raise _failed(path, exc) from None
+        raise write_error(path, exc) from None
 
 
 def _remove(tmp: str) -> None:
@@ -254,7 +292,8 @@ def _remove(tmp: str) -> None:
         pass
 
 
-def _failed(target: Path, exc: OSError) -> WriteFailedError:
+def write_error(target: Path, exc: OSError) -> WriteFailedError:
+    """The refusal of a write to ``target`` the file system failed with ``exc``, its cause in words."""
     why = {errno.ENOSPC: "the disk is full", errno.EROFS: "the file system is read-only",
            errno.ENAMETOOLONG: "the name is too long", errno.EACCES: "permission denied",
            errno.EDQUOT: "the disk quota is exceeded"}.get(exc.errno, exc.strerror or str(exc))

@@ -11,7 +11,6 @@ string: ``{"loss": ..., "regularizer": {"name": "l1", "lam": 0.5}, "mirror": {"n
 from __future__ import annotations
 
 import json
-import os
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from fcocheck.solvers import mirror_maps, regularizers
+from fcocheck.solvers import memory, mirror_maps, regularizers
 from fcocheck.solvers.errors import InvalidInstanceFileError
 from fcocheck.solvers.files import Writer
 from fcocheck.solvers.problem import Problem, sample_weights, uniform_weights
@@ -29,7 +28,6 @@ from fcocheck.solvers.untrusted import loads, regular_file
 REQUIRED_META = ("loss", "regularizer", "mirror")
 KNOWN_META = REQUIRED_META + ("intercept", "weights", "ridge_lam", "shape", "name", "generator")
 WEIGHTINGS = ("uniform", "samples", "custom")
-MEMORY_SHARE = 0.5  # an instance may claim at most half of the machine's memory
 
 
 def _is_number(v: Any) -> bool:
@@ -62,10 +60,8 @@ def _check_meta(meta: dict[str, Any], path: Path) -> None:
 
 
 def _memory_limit() -> int:
-    try:
-        return int(MEMORY_SHARE * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
-        return 8 << 30
+    """The bytes an instance file may hold: ``memory.SHARE`` of the memory available now."""
+    return int(memory.SHARE * memory.available())
 
 
 def _check_headers(z: Any, path: Path) -> None:
@@ -86,7 +82,8 @@ def _check_headers(z: Any, path: Path) -> None:
         if total > limit:
             raise InvalidInstanceFileError(
                 f"instance file {str(path)!r}: array {name!r} of shape {shape} brings the instance to "
-                f"{total / 2**30:.1f} GiB; the rule is at most {limit / 2**30:.1f} GiB (half the memory)")
+                f"{total / 2**30:.1f} GiB; the rule is at most {limit / 2**30:.1f} GiB "
+                f"({memory.SHARE:.0%} of the memory available now)")
 
 
 def save_instance(problem: Problem, path: str | Path) -> Path:

@@ -18,7 +18,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from fcocheck.solvers.files import UnsafePathError, Writer, alive
+from fcocheck.solvers.files import UnsafePathError, Writer, alive, write_error
 
 STAGE = ".fcocheck-stage"
 _STAGE = re.compile(rf"^{re.escape(STAGE)}\.(\d+)\.")
@@ -52,9 +52,14 @@ class Staging:
             raise UnsafePathError(f"output directory {str(self.out)!r} is not a directory")
         # the directories this staging creates (``out`` and missing parents), removed again on abort
         self._created = [p for p in (self.out, *self.out.parents) if not p.exists()]
-        self.out.mkdir(parents=True, exist_ok=True)
-        remove_stale_stages(self.out)
-        self.dir = Path(tempfile.mkdtemp(prefix=f"{STAGE}.{os.getpid()}.", dir=self.out))
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+            remove_stale_stages(self.out)
+            self.dir = Path(tempfile.mkdtemp(prefix=f"{STAGE}.{os.getpid()}.", dir=self.out))
+        except OSError as exc:  # a read-only file system, a full disk: nothing made is left
+            self.dir = None
+            self.abort()
+            raise write_error(self.out, exc) from None
         self.writer = Writer(self.dir)
         self.final = Writer(self.out)
 
@@ -66,14 +71,18 @@ class Staging:
         moved = []
         for rel in rels:
             target = self.final.path(rel)
-            os.replace(self.dir / rel, target)
+            try:
+                os.replace(self.dir / rel, target)
+            except OSError as exc:
+                raise write_error(target, exc) from None
             moved.append(target)
         shutil.rmtree(self.dir, ignore_errors=True)
         return moved
 
     def abort(self) -> None:
         """Remove the stage, and the directories this staging created when they are empty again."""
-        shutil.rmtree(self.dir, ignore_errors=True)
+        if self.dir is not None:
+            shutil.rmtree(self.dir, ignore_errors=True)
         for p in self._created:  # innermost first
             try:
                 p.rmdir()

@@ -28,15 +28,13 @@ from typing import Any
 import numpy as np
 
 from fcocheck.solvers import strict_json
+from fcocheck.solvers.card.reduction import LAYOUTS, PSI_KINDS  # noqa: E402 - stated once, where cards read them
 from fcocheck.solvers.errors import InvalidProblemError
 from fcocheck.solvers.files import Writer
 from fcocheck.solvers.instance_io import save_instance
 from fcocheck.solvers.mirror_maps import Euclidean
 from fcocheck.solvers.problem import Problem, sample_weights, uniform_weights
 from fcocheck.solvers.regularizers import L1, L2Squared, Regularizer, Zero
-
-LAYOUTS = ("general", "identical", "one-client", "disjoint")
-PSI_KINDS = ("zero", "l2sq", "l1")
 
 
 @dataclass(frozen=True)

@@ -41,11 +41,10 @@ from fcocheck.verify.claim_expr import (
 
 def check_name(name: Any) -> None:
     """A claim's name names its files (the report's figure, a gallery page): one plain file name."""
-    from fcocheck.solvers.files import _STEM
+    from fcocheck.solvers.files import PLAIN_RULE, is_plain_name
 
-    if not isinstance(name, str) or not _STEM.fullmatch(name):
-        raise InvalidClaimError(f"claim name {name!r}; the rule is letters, digits, '.', '_', '-', '+', '=' "
-                                "(at most 151, not starting with '.'): it names the claim's files")
+    if not is_plain_name(name):
+        raise InvalidClaimError(f"claim name {name!r}; the rule is {PLAIN_RULE}")
 
 
 def validate(c: Claim) -> None:

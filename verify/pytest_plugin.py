@@ -161,10 +161,13 @@ def pytest_pycollect_makeitem(collector: Any, name: str, obj: Any) -> list[pytes
 
     budget = collector.config.getoption("fcocheck_budget", "quick")
     items: list[pytest.Item] = []
+    cards = [e for e in obj if isinstance(e, Card)]
+    for card in cards:
+        if algorithms.CARDS.get(card.name) is not card:
+            algorithms.register_card(card)
+    algorithms.check_reductions(cards)  # once every listed card is in: two may reduce to each other
     for entry in obj:
         if isinstance(entry, Card):
-            if algorithms.CARDS.get(entry.name) is not entry:
-                algorithms.register_card(entry)
             for key, inv in INVARIANTS.items():
                 # its own items: NAME=TARGET and KIND-NAME (a reduction A=B between two listed cards is A's)
                 own = key.startswith(f"{entry.name}=") or key.endswith(f"-{entry.name}")

@@ -7,6 +7,7 @@ hyper-parameters from a mapping (strings are converted to the field's type).
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from typing import Any
 
 import numpy as np
@@ -212,6 +213,26 @@ def register_card(card: Any) -> Algorithm:
     return ALGORITHMS[card.name]
 
 
+def hyper_fields(name: str) -> set[str] | None:
+    """The hyper-parameters of registry entry ``name`` (or an alias); None when there is no such entry."""
+    key = ALIASES.get(name, name)
+    return {f.name for f in dataclasses.fields(ALGORITHMS[key].hyper)} if key in ALGORITHMS else None
+
+
+def check_reductions(cards: Any) -> None:
+    """Each card's reductions lead to registry entries and map only their hyper-parameters.
+
+    Run once every card a plugin lists is registered (two of them may reduce to each other).
+
+    Raises:
+        InvalidAlgorithmError: an unknown target, or a mapped name the target does not have.
+
+    """
+    for card in cards:
+        for red in card.reduces_to:
+            red.check_target(card.name, hyper_fields)
+
+
 def unregister(name: str) -> None:
     """Remove a user's card (tests); built-in entries stay."""
     if name in BUILT_IN:
@@ -276,6 +297,9 @@ def get(name: str) -> Algorithm:
 
 def _convert(alg: Algorithm, f: dataclasses.Field, value: Any) -> Any:
     kind = type(f.default) if f.default is not dataclasses.MISSING else float
+    if not isinstance(value, str | bool | np.bool_ | numbers.Real):
+        raise InvalidHyperparameterError(
+            f"{alg.name}: {f.name} = {value!r} ({type(value).__name__}); the rule is a {kind.__name__}")
     if isinstance(value, bool | np.bool_) and kind is not bool:
         raise InvalidHyperparameterError(
             f"{alg.name}: {f.name} = {value!r} is a boolean; the rule is a {kind.__name__} (true is never 1)")

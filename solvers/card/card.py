@@ -39,6 +39,7 @@ from fcocheck.solvers.algorithms.base import Algorithm, Counts, Env, RoundLog
 from fcocheck.solvers.algorithms.control import corrected_local
 from fcocheck.solvers.algorithms.primitives import client_weights, dual_local, primal_round
 from fcocheck.solvers.card.params import Param, hyper_class
+from fcocheck.solvers.card.reduction import Reduction
 from fcocheck.solvers.card.steps import (
     Add,
     Corrected,
@@ -94,31 +95,27 @@ class DualCardState(NamedTuple):
     server: tuple = ()
 
 
-@dataclass(frozen=True)
-class Reduction:
-    """A claim that the method, at ``when``, produces ``target``'s iterates (hyper-parameters mapped).
+def check_declarations(card: Any) -> None:
+    """A card's declarations follow their rules, checked when it is built.
 
-    Attributes:
-        target: a registry name.
-        when: this method's hyper-parameters fixed for the claim (β = 0; K = 1).
-        hp_map: target's hyper-parameter → an expression in this method's (``"eta_s*eta_c"``), or a
-            name; unmapped names of the target keep this method's value of the same name.
-        run: run settings the claim needs (``{"participation": None, "oracle": "exact"}``).
-        psi: the instances' ψ kind the claim holds on (``"zero"``: ψ = 0), or None (any).
-        layout: the instances' data layout (``"identical"``: every client the same data).
-        psi_scale: the target runs on F + c·ψ (printed FedMiD applies ψ twice: c = 2).
-        where: what it pins (shown with the verdict): e.g. "β acts: centralised heavy ball".
-
+    Its name is plain (it names files), its parameters are ``Param`` objects with distinct identifier
+    names, and each reduction names only the card's own parameters (``Reduction.check``).
     """
+    from fcocheck.solvers.errors import InvalidAlgorithmError
+    from fcocheck.solvers.files import PLAIN_RULE, is_plain_name
 
-    target: str
-    when: Mapping[str, Any] = field(default_factory=dict)
-    hp_map: Mapping[str, str] = field(default_factory=dict)
-    run: Mapping[str, Any] = field(default_factory=dict)
-    psi: str | None = None
-    layout: str = "general"
-    psi_scale: float = 1.0
-    where: str = ""
+    if not is_plain_name(card.name):
+        raise InvalidAlgorithmError(f"card name {card.name!r}; the rule is {PLAIN_RULE}")
+    names = [getattr(p, "name", None) for p in card.params]
+    bad = [n for n in names if names.count(n) > 1 or not (isinstance(n, str) and n.isidentifier())]
+    if bad or not all(isinstance(p, Param) for p in card.params):
+        raise InvalidAlgorithmError(f"card {card.name!r}: parameters {names}; the rule is Param objects with "
+                                    f"distinct identifier names ({sorted(set(map(str, bad)))} break it)")
+    for red in card.reduces_to:
+        if not isinstance(red, Reduction):
+            raise InvalidAlgorithmError(f"card {card.name!r}: reduces_to holds {red!r}; the rule is "
+                                        "Reduction objects")
+        red.check(card.name, names)
 
 
 @dataclass(frozen=True)
@@ -156,9 +153,13 @@ class Card:
     memory: Any = None
 
     def __post_init__(self) -> None:
-        """The pieces must fit: a dual step with a dual apply, a corrected step with a memory."""
+        """Its names and declarations follow their rules (``check_declarations``), and its pieces fit.
+
+        A dual step goes with a dual apply, a corrected step with a memory.
+        """
         from fcocheck.solvers.errors import InvalidAlgorithmError
 
+        check_declarations(self)
         if isinstance(self.client, DualStep) != isinstance(self.apply, DualAdd):
             raise InvalidAlgorithmError(
                 f"card {self.name!r}: client {type(self.client).__name__} with apply "

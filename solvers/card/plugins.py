@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fcocheck.solvers.errors import InvalidAlgorithmError
+from fcocheck.solvers import ctrl_c
+from fcocheck.solvers.errors import FcocheckError, InvalidAlgorithmError
 
 ENV = "FCOCHECK_PLUGINS"
 
@@ -38,9 +39,15 @@ def import_plugin(spec: str) -> Any:
         sys.modules[name] = module
         try:
             loader.loader.exec_module(module)
-        except Exception as exc:
+        except FcocheckError:  # a card or claim the module builds breaks a rule: that message, as it is
             del sys.modules[name]
-            raise InvalidAlgorithmError(f"plugin {spec!r} raised {type(exc).__name__}: {exc}") from None
+            raise
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:
+            del sys.modules[name]
+            if isinstance(exc, KeyboardInterrupt) and ctrl_c.seen():
+                raise  # a real Ctrl-C while the module was imported
+            raise InvalidAlgorithmError(f"plugin {spec!r} raised {type(exc).__name__}: {exc}; the rule is a "
+                                        "module that defines cards and claims") from None
         return module
     try:
         return importlib.import_module(spec)
@@ -51,44 +58,97 @@ def import_plugin(spec: str) -> Any:
 
 #: users' rate claims (``fcocheck_claims`` of the plugins loaded), judged by ``validate`` and the report
 CLAIMS: list[Any] = []
-#: callbacks of the layers that use the claims (``verify.experiments``)
+#: callbacks of the layers that use the claims (``verify.experiments``): on registering one, and undoing it
 _ON_CLAIM: list[Any] = []
+_ON_UNCLAIM: list[Any] = []
+
+
+def _listed(module: Any, attribute: str, spec: str | None) -> list[Any]:
+    """``module.<attribute>`` as a list: missing or empty is [], a list or tuple as it is, else refused."""
+    value = getattr(module, attribute, None)
+    if value is None:
+        return []
+    if not isinstance(value, list | tuple):
+        raise InvalidAlgorithmError(f"plugin {spec or module.__name__!r}: {attribute} = {value!r:.80}; the "
+                                    f"rule is a list ({attribute} = [...])")
+    return list(value)
 
 
 def cards_of(module: Any, spec: str | None = None) -> list[Any]:
     """``module.fcocheck_cards`` (or ``[module.CARD]``); ``spec`` names the plugin in errors."""
+    from fcocheck.solvers import algorithms
     from fcocheck.solvers.card import Card
 
-    single = [module.CARD] if hasattr(module, "CARD") else []
-    cards = list(getattr(module, "fcocheck_cards", None) or single)
+    if hasattr(module, "fcocheck_cards"):  # stated, even empty, it is the list (CARD is then not read)
+        cards = _listed(module, "fcocheck_cards", spec)
+    else:
+        cards = [module.CARD] if hasattr(module, "CARD") else []
     bad = [c for c in cards if not isinstance(c, Card)]
-    if (not cards and not getattr(module, "fcocheck_claims", None)) or bad:
+    if (not cards and not claims_of(module, spec)) or bad:
         raise InvalidAlgorithmError(f"plugin {spec or module.__name__!r} lists {bad or 'no cards'}; the rule "
                                     "is fcocheck_cards = [Card(...), ...] (or CARD = Card(...))")
+    shipped = [c.name for c in cards if c.name in algorithms.BUILT_IN and algorithms.CARDS.get(c.name) is c]
+    if shipped:
+        raise InvalidAlgorithmError(f"plugin {spec or module.__name__!r} lists the built-in card "
+                                    f"{shipped[0]!r}; the rule is cards of its own "
+                                    "(dataclasses.replace(CARD, name='mine', ...))")
     return cards
 
 
-def load(specs: list[str], export: bool = True) -> list[Any]:
-    """Import each plugin and register its cards; with ``export``, name them in ``FCOCHECK_PLUGINS``."""
-    from fcocheck.solvers import algorithms
+def claims_of(module: Any, spec: str | None = None) -> list[Any]:
+    """``module.fcocheck_claims``: a list of ``Claim`` (anything else refused, naming it)."""
+    from fcocheck.verify.claim import Claim
 
+    claims = _listed(module, "fcocheck_claims", spec)
+    bad = [c for c in claims if not isinstance(c, Claim)]
+    if bad:
+        raise InvalidAlgorithmError(f"plugin {spec or module.__name__!r}: fcocheck_claims holds "
+                                    f"{bad[0]!r:.80}; the rule is fcocheck_claims = [Claim(...), ...]")
+    return claims
+
+
+def load(specs: list[str], export: bool = True) -> list[Any]:
+    """Import each plugin and register its cards; with ``export``, name them in ``FCOCHECK_PLUGINS``.
+
+    One module is all or nothing: a card or claim of it that breaks a rule unregisters what the module
+    had registered before it (so a refused plugin leaves the process as it found it).
+    """
     out = []
     for spec in specs:
-        module = import_plugin(spec)
-        for card in cards_of(module, spec):
-            if algorithms.CARDS.get(card.name) is not card:
-                algorithms.register_card(card)
-            out.append(card)
-        for claim in getattr(module, "fcocheck_claims", None) or []:
-            if not any(c is claim for c in CLAIMS):
-                for hook in _ON_CLAIM:  # admitted (``verify.claim_admit``) before it is listed
-                    hook(claim)
-                CLAIMS.append(claim)
+        out += _load_one(spec)
     if export and specs:
         known = [s for s in os.environ.get(ENV, "").split(os.pathsep) if s]
         os.environ[ENV] = os.pathsep.join(known + [str(Path(s).resolve()) if s.endswith(".py") else s
                                                    for s in specs if s not in known])
     return out
+
+
+def _load_one(spec: str) -> list[Any]:
+    from fcocheck.solvers import algorithms
+
+    module = import_plugin(spec)
+    cards, new_cards, new_claims = cards_of(module, spec), [], []
+    try:
+        for card in cards:
+            if algorithms.CARDS.get(card.name) is not card:
+                algorithms.register_card(card)
+                new_cards.append(card.name)
+        algorithms.check_reductions(cards)  # their targets, once every card of the module is in
+        for claim in claims_of(module, spec):
+            if not any(c is claim for c in CLAIMS):
+                for hook in _ON_CLAIM:  # admitted (``verify.claim_admit``) before it is listed
+                    hook(claim)
+                CLAIMS.append(claim)
+                new_claims.append(claim)
+    except BaseException:
+        for claim in new_claims:
+            CLAIMS.remove(claim)
+            for hook in _ON_UNCLAIM:
+                hook(claim)
+        for name in new_cards:
+            algorithms.unregister(name)
+        raise
+    return list(cards)
 
 
 def from_environment() -> list[Any]:

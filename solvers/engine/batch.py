@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from fcocheck.solvers import ctrl_c
+from fcocheck.solvers import ctrl_c, memory
 from fcocheck.solvers.algorithms.base import Algorithm, BatchLog
 from fcocheck.solvers.algorithms.batched_canon import CanonBatchEnv, CanonBatchState, canon_env, canon_round
 from fcocheck.solvers.algorithms.batched_dual import (
@@ -357,6 +357,9 @@ def _run_group(name: str, setups: list[Setup], problems: list[Problem], rounds: 
     partial = P is not None and P < M  # each run draws its own S_r: the round's env holds those clients
     clients = [np.arange(M)] * B
     make_env, advance, stacked = _machinery(setups[0].algorithm)
+    s0 = setups[0]
+    memory.check_run(f"{B} runs of {name} advancing together for {rounds} rounds", problems[0], rounds,
+                     memory.local_steps_of(s0.hp), getattr(s0.env.oracle, "batch", 0), record, P, runs=B)
     book = BatchRecorder(recs, rounds, problems[0].dim, dual_method(setups[0].algorithm))
     try:
         with serial_blas():

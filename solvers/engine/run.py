@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from fcocheck.solvers import algorithms, ctrl_c
+from fcocheck.solvers import algorithms, ctrl_c, memory
 from fcocheck.solvers.algorithms.base import Algorithm, Env, RoundLog
 from fcocheck.solvers.blas_threads import serial_blas
 from fcocheck.solvers.composite import make_composite
@@ -148,6 +148,8 @@ def check_setup(algorithm: str | Algorithm, problem: Problem, hyperparameters: A
     if record not in RECORD_MODES:
         raise InvalidHyperparameterError(f"record = {record!r}; the rule is one of {list(RECORD_MODES)}")
     oracle = parse_oracle(oracle) if isinstance(oracle, str) else oracle
+    memory.check_run(f"{alg.name} for {int(rounds)} rounds on {problem.name!r}", problem, int(rounds),
+                     memory.local_steps_of(hp), getattr(oracle, "batch", 0), record, P)
     if alg.exact_oracle and oracle.kind != "exact":
         raise InvalidOracleError(f"{alg.name} draws its own data points (or is deterministic); oracle "
                                  f"{oracle.spec()!r} given, the rule is oracle 'exact'")

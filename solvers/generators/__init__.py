@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from fcocheck.solvers import memory
 from fcocheck.solvers.errors import InvalidProblemError
 from fcocheck.solvers.generators.classification import breast_cancer_dirichlet, sparse_logistic
 from fcocheck.solvers.generators.constrained import (
@@ -71,7 +72,11 @@ def _check_value(name: str, key: str, value: Any, default: Any) -> Any:
 
 
 def _check_size(name: str, params: dict[str, Any]) -> None:
-    """Refuse instances whose data would not fit in memory, before allocating them."""
+    """Refuse instances whose data would not fit in memory, before allocating them.
+
+    Two rules: at most ``MAX_FLOATS`` values whatever the machine, and the generation's peak
+    (``memory.instance_bytes``) within the share of the memory available now (``memory.check``).
+    """
     p = {**{k: v for k, v in params.items() if k in SIZES}}
     clients = p.get("clients", 1)
     per = p.get("samples", 1) * p.get("d", 1) * p.get("d1", 1) * p.get("d2", 1)
@@ -81,6 +86,9 @@ def _check_size(name: str, params: dict[str, Any]) -> None:
         raise InvalidProblemError(
             f"{name}: {clients} clients x {per} values each = {clients * per:.3g} floats; the rule is at "
             f"most {MAX_FLOATS:.3g} (16 GiB)")
+    parts = memory.instance_bytes(clients * per)
+    memory.check(f"instance {name!r} ({clients} clients x {per} values)", sum(parts.values()), parts,
+                 "fewer clients, samples or dimensions")
 
 
 def _coerce(name: str, key: str, value: Any, default: Any) -> Any:

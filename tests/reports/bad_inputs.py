@@ -80,14 +80,39 @@ def _store(kind: str) -> Callable[[Path], dict[str, str]]:
             con.close()
         elif kind == "truncated":
             path.write_bytes(b"SQLite format 3\x00" + b"\x00" * 84)
-        elif kind == "good":
+        elif kind in ("good", "other-metrics"):
+            import sqlite3
+
             from fcocheck.verify.sweep import Store
 
-            with Store(path):
-                pass
+            with Store(path) as store:  # a store with something in it (an empty one it created is removed)
+                store.put_result("experiment", "x", "quick", 0, "0+test", "done", {"name": "x"}, 0.0)
+            if kind == "other-metrics":  # a table of another schema under the right name
+                con = sqlite3.connect(path)
+                con.execute("DROP TABLE metrics")
+                con.execute("CREATE TABLE metrics(run INTEGER, name TEXT, x REAL)")
+                con.commit()
+                con.close()
+        elif kind == "fifo":
+            import os
+
+            os.mkfifo(path)
         (tmp / "afile").write_text("x")
         return {"STORE": str(path), "AFILE": str(tmp / "afile")}
     return setup
+
+
+def _plugin(text: str) -> Callable[[Path], dict[str, str]]:
+    def setup(tmp: Path) -> dict[str, str]:
+        (tmp / "plugin_mine.py").write_text(text)
+        return {"PLUGIN": str(tmp / "plugin_mine.py")}
+    return setup
+
+
+#: a user's card from the tutorial's FedAvgM, with one field replaced (``{}``: the replacement)
+_CARD = ("import dataclasses\nfrom fcocheck.solvers.card import Param, Reduction\n"
+         "from fcocheck.solvers.methods.fedavgm import CARD\n"
+         "fcocheck_cards = [dataclasses.replace(CARD, name='mine', {})]\n")
 
 
 def _existing_file(tmp: Path) -> dict[str, str]:
@@ -228,6 +253,9 @@ def command_cases() -> list[Case]:
         ("run record unknown", [*run, "--record", "every"], None, "every"),
         ("run out not npz", [*run, "--out", "{TMP}/t.json"], None, "ending in .npz"),
         ("run out dir missing", [*run, "--out", "{TMP}/no/t.npz"], None, "does not exist"),
+        ("run out name 304 characters", [*run, "--out", "{TMP}/" + "x" * 300 + ".npz"], None,
+         "File name too long.*255 bytes"),
+        ("report out name 300 characters", ["report", "--out", "{TMP}/" + "x" * 300], None, "255 bytes"),
         ("run seed not int", [*run, "--seed", "x"], None, "'x'"),
         ("run problem param bad", ["run", "fedavg", "--rounds", "3", "--eta-c", "0.1", "--problem",
                                    "quadratics", "--problem-param", "d=0"], None, "d = 0"),
@@ -269,6 +297,12 @@ def command_cases() -> list[Case]:
         ("sweep generator param bool", ["sweep", "{FILE}", "--store", "{STORE}"],
          _sweep({"base": {**BASE, "problem": {"generator": "quadratics", "params": {"d": True}}}}),
          "an integer"),
+        ("sweep hp list", ["sweep", "{FILE}", "--store", "{STORE}"],
+         _sweep({"base": {**BASE, "hp": {"eta_c": [0.1]}}}), r"eta_c = \[0.1\] \(list\); the rule is a float"),
+        ("sweep hp object", ["sweep", "{FILE}", "--store", "{STORE}"],
+         _sweep({"base": {**BASE, "hp": {"eta_c": {"a": 1}}}}), r"\(dict\); the rule is a float"),
+        ("sweep axis value list", ["sweep", "{FILE}", "--store", "{STORE}"],
+         _sweep({"base": BASE, "axes": {"hp.eta_c": [[0.1], 0.2]}}), r"\(list\); the rule is a float"),
         ("sweep rounds string", ["sweep", "{FILE}", "--store", "{STORE}"],
          _sweep({"base": {**BASE, "rounds": "5"}}), "rounds"),
         ("sweep rounds negative", ["sweep", "{FILE}", "--store", "{STORE}"],
@@ -356,13 +390,59 @@ def command_cases() -> list[Case]:
         ("store info text file", ["store", "info", "--store", "{STORE}"], _store("text"), "not an fcocheck"),
         ("store info foreign", ["store", "info", "--store", "{STORE}"], _store("foreign"), "foreign SQLite"),
         ("store info truncated", ["store", "info", "--store", "{STORE}"], _store("truncated"), "store"),
-        ("store info is a dir", ["store", "info", "--store", "{TMP}"], None, "does not exist"),
+        ("store info is a dir", ["store", "info", "--store", "{TMP}"], None, "is not a regular file"),
+        ("store info fifo", ["store", "info", "--store", "{STORE}"], _store("fifo"), "is not a regular file"),
+        ("store export other-schema metrics", ["store", "export", "--store", "{STORE}", "--out", "{TMP}/m.csv"],
+         _store("other-metrics"), "table 'metrics' has columns"),
+        ("store info other-schema metrics", ["store", "info", "--store", "{STORE}"], _store("other-metrics"),
+         "table 'metrics' has columns"),
         ("store export no out", ["store", "export", "--store", "{STORE}"], _store("good"), "FILE.csv"),
         ("store export xlsx", ["store", "export", "--store", "{STORE}", "--out", "{TMP}/m.xlsx"],
          _store("good"), "FILE.csv"),
         ("store export dir missing", ["store", "export", "--store", "{STORE}", "--out", "{TMP}/no/m.csv"],
          _store("good"), "does not exist"),
         ("store unknown action", ["store", "purge"], None, "purge"),
+        # plugins: their cards and reductions are input with a schema (issue 54)
+        ("plugin card two betas", ["--plugin", "{PLUGIN}", "algorithms"],
+         _plugin(_CARD.format("params=CARD.params + (Param('beta', 0.0, 'again'),)")),
+         r"distinct identifier names \(\['beta'\]"),
+        ("plugin card name path", ["--plugin", "{PLUGIN}", "algorithms"],
+         _plugin(_CARD.replace("name='mine'", "name='../../evil'").format("summary='x'")), "card name '../../evil'"),
+        ("plugin card name markup", ["--plugin", "{PLUGIN}", "algorithms"],
+         _plugin(_CARD.replace("name='mine'", "name='<b>x</b>'").format("summary='x'")), "card name '<b>x</b>'"),
+        ("plugin card name empty", ["--plugin", "{PLUGIN}", "algorithms"],
+         _plugin(_CARD.replace("name='mine'", "name=''").format("summary='x'")), "card name ''"),
+        ("plugin card name 300", ["--plugin", "{PLUGIN}", "algorithms"],
+         _plugin(_CARD.replace("name='mine'", "name='" + "a" * 300 + "'").format("summary='x'")),
+         "card name 'aaaa"),
+        ("plugin reduction unknown target", ["--plugin", "{PLUGIN}", "algorithms"],
+         _plugin(_CARD.format("reduces_to=(Reduction('nosuch'),)")), "'nosuch', which is not a registry entry"),
+        ("plugin reduction unknown parameter", ["--plugin", "{PLUGIN}", "algorithms"],
+         _plugin(_CARD.format("reduces_to=(Reduction('fedavg', when={'gamma': 0.0}),)")),
+         r"when names \['gamma'\]"),
+        ("plugin reduction maps unknown target field", ["--plugin", "{PLUGIN}", "algorithms"],
+         _plugin(_CARD.format("reduces_to=(Reduction('heavy-ball', hp_map={'nope': 'eta_c'}),)")),
+         r"maps \['nope'\]; the rule is the target's hyper-parameters"),
+        ("plugin reduction map code", ["--plugin", "{PLUGIN}", "algorithms"],
+         _plugin(_CARD.format("reduces_to=(Reduction('heavy-ball', hp_map={'eta': \"__import__('os')\"}),)")),
+         "reduction map"),
+        # found by the plugin surface at 2,000 draws: a None scale reached the check's label as a traceback
+        ("plugin reduction psi_scale None", ["--plugin", "{PLUGIN}", "algorithms"],
+         _plugin(_CARD.format("reduces_to=(Reduction('heavy-ball', psi_scale=None),)")),
+         "psi_scale None; the rule is a finite positive number"),
+        ("plugin reduction psi_scale zero", ["--plugin", "{PLUGIN}", "algorithms"],
+         _plugin(_CARD.format("reduces_to=(Reduction('heavy-ball', psi_scale=0),)")),
+         "psi_scale 0; the rule is a finite positive number"),
+        ("plugin reduction where not text", ["--plugin", "{PLUGIN}", "algorithms"],
+         _plugin(_CARD.format("reduces_to=(Reduction('heavy-ball', where=5),)")), "where 5; the rule is a text"),
+        ("plugin exits at import", ["--plugin", "{PLUGIN}", "algorithms"], _plugin("raise SystemExit(0)\n"),
+         "raised SystemExit"),
+        ("plugin interrupts at import", ["--plugin", "{PLUGIN}", "algorithms"],
+         _plugin("raise KeyboardInterrupt\n"), "raised KeyboardInterrupt"),
+        ("plugin two claims one name", ["--plugin", "{PLUGIN}", "algorithms"],
+         _plugin("from fcocheck import Claim\nc = dict(method='fedavg', bound='1/R', along=('rounds', [10, 20, 40, "
+                 "80]), problem=('quadratics', {'d': 5}), hp={'eta_c': 0.1})\nfcocheck_claims = [Claim('dup', "
+                 "**c), Claim('dup', label='other', **c)]\n"), "two different claims are named 'dup'"),
     ]
 
 

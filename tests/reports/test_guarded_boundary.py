@@ -318,3 +318,43 @@ def test_every_counterexample_name_the_checks_write_is_a_link_the_report_keeps()
     assert all(is_counterexample_link(f"counterexamples/{n}.json") for n in names)
     hostile = plain_name("../x", "javascript:y/z")
     assert safe_stem(hostile) == hostile and is_counterexample_link(f"counterexamples/{hostile}.json")
+
+
+def test_a_stored_payload_of_another_shape_is_refused_and_nothing_is_written(stored, tmp_path, capsys):
+    """A stored experiment without its checks (KeyError after figures and report.json were written, before):
+    exit 2 naming the payload, and --out left as it was."""
+    def drop(p):
+        p.pop("checks", None)
+        return p
+
+    out = tmp_path / "rep"
+    assert _report(out, _crafted(stored, tmp_path, "experiment", drop)) == 2
+    err = capsys.readouterr().err
+    assert "the experiment payload 'fco-eq-4.5' cannot be rendered (KeyError" in err
+    assert "Traceback" not in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("pages,kept", [(2, False), (40, True)])
+def test_a_full_disk_under_sweep_is_a_clean_exit_1(tmp_path, monkeypatch, capsys, pages, kept):
+    """SQLite's "database or disk is full" (a page limit stands in for the disk): exit 1 naming the store and
+    the cause, never a traceback; a store this sweep created and stored nothing in is removed, with its
+    -wal/-shm (at 2 pages: full while creating it), one holding the runs finished before is kept."""
+    from fcocheck.verify.sweep import store as store_module
+
+    real = store_module._set_wal
+
+    def small(con):  # noqa: ANN001, ANN202
+        real(con)
+        con.execute(f"PRAGMA max_page_count = {pages}")
+
+    monkeypatch.setattr(store_module, "_set_wal", small)
+    doc = {**SWEEP, "axes": {"hp.eta_c": [0.01 * k for k in range(1, 40)]}, "base": {**SWEEP["base"],
+                                                                                       "rounds": 50}}
+    path = tmp_path / "s.sqlite"
+    code = main(["sweep", str(_sweep(tmp_path, doc)), "--store", str(path), "--no-progress",
+                 "--workers", "1"])
+    err = capsys.readouterr().err
+    assert code == 1 and "the disk is full" in err and "Traceback" not in err, err
+    assert path.exists() == kept and not path.with_name("s.sqlite-wal").exists() and \
+        not path.with_name("s.sqlite-shm").exists()

@@ -229,3 +229,33 @@ def test_the_limits_the_docs_state_are_the_code_s():
     assert "at most 2,000 characters" in page and "nested at most 100 deep" in page
     assert "numeric exponents at most 64" in page and "numbers\n  at most 10¹⁵" in page
     assert expression.MAX_NUMBER == 1e15 and " ".join(sorted(expression.FUNCTIONS, key=str.lower)) in page
+
+
+def test_the_input_caps_the_docs_state_are_the_code_s():
+    """The byte caps of JSON inputs, as the inputs page states them, equal the code's."""
+    from pathlib import Path
+
+    from fcocheck.reports.cli_report import MAX_RUNS, MAX_SWEEP_BYTES
+    from fcocheck.solvers.untrusted import MAX_JSON_BYTES
+
+    page = (Path(__file__).parents[2] / "docs" / "explanation" / "inputs.md").read_text()
+    assert (MAX_SWEEP_BYTES, MAX_JSON_BYTES, MAX_RUNS) == (4 * 2**20, 64 * 2**20, 100_000)
+    assert "the file at most 4 MiB" in page and "at most 64 MiB" in page and "at most 100,000 runs" in page
+
+
+def test_a_refused_plugin_leaves_the_process_as_it_found_it(tmp_path, capsys):
+    """A module whose second claim is refused registered its card and its first claim before: both are
+    undone, so a later command in the same process does not see them."""
+    from fcocheck.solvers import algorithms
+    from fcocheck.verify.experiments import EXPERIMENTS
+
+    plugin = tmp_path / "half.py"
+    plugin.write_text("import dataclasses\nfrom fcocheck import Claim\n"
+                      "from fcocheck.solvers.methods.fedavgm import CARD\n"
+                      "MINE = dataclasses.replace(CARD, name='half-card')\nfcocheck_cards = [MINE]\n"
+                      "c = dict(method='fedavg', bound='1/R', along=('rounds', [10, 20, 40, 80]), "
+                      "problem=('quadratics', {'d': 5}), hp={'eta_c': 0.1})\n"
+                      "fcocheck_claims = [Claim('half-ok', **c), Claim('half-bad', **{**c, 'seeds': 2})]\n")
+    assert main(["--plugin", str(plugin), "algorithms"]) == 2
+    assert "seeds = 2" in capsys.readouterr().err
+    assert "half-card" not in algorithms.CARDS and "half-ok" not in EXPERIMENTS

@@ -145,12 +145,20 @@ def register_claim(claim) -> Experiment:  # noqa: ANN001 - a verify.claim.Claim
     return exp
 
 
+def unregister_claim(claim) -> None:  # noqa: ANN001 - a verify.claim.Claim
+    """Forget a user's claim registered by ``register_claim`` (a plugin refused after it was listed)."""
+    exp = EXPERIMENTS.get(getattr(claim, "name", None))
+    if exp is not None and exp.theorem == USER_CLAIM:
+        del EXPERIMENTS[claim.name]
+
+
 def _claims() -> None:
     from fcocheck.solvers.card import plugins
 
     for claim in plugins.CLAIMS:
         register_claim(claim)
     plugins._ON_CLAIM.append(register_claim)
+    plugins._ON_UNCLAIM.append(unregister_claim)
 
 
 _claims()

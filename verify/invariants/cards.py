@@ -19,9 +19,7 @@ For each card of the registry (built-in or a user's, ``cards_invariants``):
 
 from __future__ import annotations
 
-import ast
 import dataclasses
-import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +27,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from fcocheck.solvers import algorithms
+from fcocheck.solvers.card.reduction import evaluate
 from fcocheck.solvers.composite import composite_map
 from fcocheck.solvers.engine import run
 from fcocheck.solvers.engine.run import EXPLOSION_FACTOR
@@ -261,28 +260,6 @@ def count_cases(draw: Any, name: str) -> Case:
 
 
 # --- reductions ---------------------------------------------------------------------------------
-_OPS: dict[type, Callable[[float, float], float]] = {ast.Mult: operator.mul, ast.Div: operator.truediv,
-                                                     ast.Add: operator.add, ast.Sub: operator.sub}
-
-
-def evaluate(expr: str, values: dict[str, Any]) -> float:
-    """``expr`` (names, numbers, + − × ÷) on ``values`` (a hyper-parameter map of a ``Reduction``)."""
-
-    def ev(node: ast.AST) -> float:
-        if isinstance(node, ast.Expression):
-            return ev(node.body)
-        if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
-            return node.value
-        if isinstance(node, ast.Name) and node.id in values:
-            return values[node.id]
-        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-            return _OPS[type(node.op)](ev(node.left), ev(node.right))
-        raise ValueError(f"reduction map {expr!r}: {ast.dump(node)[:60]}; the rule is names of this method's "
-                         "hyper-parameters, numbers and + − * /")
-
-    return ev(ast.parse(expr, mode="eval"))
-
-
 def target_hp(red: Any, hp: dict[str, Any]) -> dict[str, Any]:
     """The target's hyper-parameters: mapped ones evaluated, others of the same name carried over."""
     fields = {f.name for f in dataclasses.fields(algorithms.get(red.target).hyper)}

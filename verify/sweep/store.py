@@ -22,10 +22,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -34,7 +36,7 @@ import numpy as np
 
 from fcocheck.solvers.engine.trace import jsonable
 from fcocheck.solvers.errors import FcocheckError
-from fcocheck.solvers.files import Writer
+from fcocheck.solvers.files import WriteFailedError, Writer, write_error
 from fcocheck.solvers.untrusted import loads, regular_file
 from fcocheck.verify.sweep.task import RunRecord
 
@@ -66,6 +68,18 @@ class StoreError(FcocheckError):
 DEFINITION = "+definition:"
 
 
+@lru_cache(maxsize=1)
+def _columns() -> dict[str, tuple[tuple[str, str], ...]]:
+    """Each table's columns (name, declared type) as ``_DDL`` creates them (read off an in-memory copy)."""
+    con = sqlite3.connect(":memory:")
+    try:
+        for stmt in filter(str.strip, _DDL.split(";")):
+            con.execute(stmt)
+        return {t: tuple((r[1], r[2]) for r in con.execute(f"PRAGMA table_info({t})")) for t in _TABLES}
+    finally:
+        con.close()
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -89,6 +103,8 @@ def _inspect(path: Path) -> bool:
                               uri=True)
         try:
             tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            columns = {t: tuple((r[1], r[2]) for r in con.execute(f"PRAGMA table_info({t})"))
+                       for t in _TABLES & tables}
             meta = dict(con.execute("SELECT key, value FROM meta")) if "meta" in tables else {}
             check = con.execute("PRAGMA quick_check").fetchone()[0] if meta.get("app") == APP else "ok"
         finally:
@@ -114,7 +130,38 @@ def _inspect(path: Path) -> bool:
             f"store {str(path)!r} has schema {meta.get('schema')!r} and tables "
             f"{sorted(tables)}; this fcocheck reads schema {SCHEMA!r} — it was left untouched"
         )
+    other = sorted(t for t in _TABLES if columns.get(t) != _columns()[t])
+    if other:
+        raise StoreError(
+            f"store {str(path)!r}: table {other[0]!r} has columns {[c for c, _ in columns[other[0]]]}, not "
+            f"{[c for c, _ in _columns()[other[0]]]} (schema {SCHEMA!r}); it was left untouched — pass "
+            "another --store path")
     return False
+
+
+#: the byte of a WAL store's ``-shm`` file every open connection holds a shared lock on (SQLite's unix VFS:
+#: the "DMS" slot after the 8 WAL locks at offset 120)
+_DMS_BYTE = 128
+
+
+def _unused(path: Path) -> bool:
+    """Whether no connection (of any process) has the store open: its ``-shm`` unlocked, or absent."""
+    import fcntl
+
+    shm = path.with_name(path.name + "-shm")
+    try:
+        fd = os.open(shm, os.O_RDWR)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, _DMS_BYTE)
+        return True
+    except OSError:  # another connection holds it
+        return False
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def _one_empty_page(path: Path) -> bool:
@@ -129,16 +176,32 @@ class Store:
     """An open results store (see the module docstring)."""
 
     def __init__(self, path: str | Path) -> None:
+        """Open ``path``, creating it if missing or empty; refuse anything that is not ours."""
         if Path(path).exists():  # a FIFO or a device would block or never end: regular files only
             regular_file(path, "store", StoreError)
-        """Open ``path``, creating it if missing or empty; refuse anything that is not ours."""
         self.path = Path(path)
-        fresh = not self.path.exists() or self.path.stat().st_size == 0 or _inspect(self.path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-        _set_wal(self.con)
-        self.con.execute("PRAGMA synchronous=NORMAL")
-        self.con.execute("PRAGMA foreign_keys=ON")
+        self.created = not self.path.exists()  # by this Store: removed again at close if nothing was stored
+        fresh = self.created or self.path.stat().st_size == 0 or _inspect(self.path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        except OSError as exc:
+            raise write_error(self.path, exc) from None
+        except sqlite3.OperationalError as exc:  # "unable to open database file": a read-only directory
+            raise WriteFailedError(f"could not create or open the store {str(self.path)!r}: {exc}") from None
+        try:
+            self._open(fresh)
+        except BaseException:  # a full disk while creating it: nothing of it is left
+            self.close(discard_empty=True)
+            raise
+
+    def _open(self, fresh: bool) -> None:
+        try:
+            _set_wal(self.con)
+            self.con.execute("PRAGMA synchronous=NORMAL")
+            self.con.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.OperationalError as exc:
+            raise write_failure(self.path, exc) or exc from None
         if fresh:  # idempotent: two processes creating the same new store both succeed
             with self.transaction():
                 for stmt in filter(str.strip, _DDL.split(";")):
@@ -148,19 +211,35 @@ class Store:
                     [("app", APP), ("schema", SCHEMA), ("created", _now())],
                 )
 
-    def close(self) -> None:
-        """Close the connection (checkpointing the WAL)."""
+    def close(self, discard_empty: bool = False) -> None:
+        """Close the connection (checkpointing the WAL).
+
+        With ``discard_empty`` (the ``with`` block ended by an exception, or the store could not be set
+        up: a full disk, say), a store this ``Store`` created and nothing was stored in is removed —
+        unless another connection still has it open (its ``-wal``/``-shm`` files outlive ours), which may
+        be about to write.
+        """
+        empty = False
+        if discard_empty and self.created:
+            try:
+                empty = not self.con.execute(
+                    "SELECT EXISTS(SELECT 1 FROM runs) OR EXISTS(SELECT 1 FROM results)").fetchone()[0]
+            except sqlite3.Error:  # created but its tables never were (the disk filled): nothing in it either
+                empty = True
         self.con.close()
+        if empty and _unused(self.path):
+            for suffix in ("", "-wal", "-shm"):
+                self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
 
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, typ: object, *exc: object) -> None:
+        self.close(discard_empty=typ is not None)
 
     def transaction(self) -> _Transaction:
-        """``with store.transaction():`` — BEGIN IMMEDIATE … COMMIT, ROLLBACK on error."""
-        return _Transaction(self.con)
+        """``with store.transaction():`` — BEGIN IMMEDIATE … COMMIT, ROLLBACK on error (``write_failure``)."""
+        return _Transaction(self.con, self.path)
 
     # ---- runs -------------------------------------------------------------------------------
     def done(self, code_version: str) -> set[str]:
@@ -422,15 +501,47 @@ def _arrow_scalar(v: Any) -> Any:
     return v if v is None or isinstance(v, bool | int | float | str) else json.dumps(v)
 
 
+#: SQLite's words for a write the file system refused, and the cause each is printed as
+_REFUSED = {"disk is full": "the disk is full", "disk i/o error": "a disk I/O error",
+            "readonly": "the file system or the store is read-only"}
+
+
+def write_failure(path: Path, exc: sqlite3.OperationalError) -> WriteFailedError | None:
+    """A refused write (full disk, I/O error, read-only) as ``WriteFailedError``; None for other errors."""
+    why = next((cause for words, cause in _REFUSED.items() if words in str(exc).lower()), None)
+    if why is None:
+        return None
+    return WriteFailedError(f"could not write the store {str(path)!r}: {why}; the transaction was rolled "
+                            "back (what was stored before it is kept)")
+
+
 class _Transaction:
-    def __init__(self, con: sqlite3.Connection) -> None:
-        self.con = con
+    def __init__(self, con: sqlite3.Connection, path: Path) -> None:
+        self.con, self.path = con, path
 
     def __enter__(self) -> None:
-        self.con.execute("BEGIN IMMEDIATE")
+        try:
+            self.con.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise write_failure(self.path, exc) or exc from None
 
-    def __exit__(self, typ: object, *rest: object) -> None:
-        self.con.execute("ROLLBACK" if typ else "COMMIT")
+    def __exit__(self, typ: object, value: object, tb: object) -> None:
+        try:
+            if typ is None:
+                self.con.execute("COMMIT")
+            elif self.con.in_transaction:  # SQLite ends a transaction itself on some errors (a full disk)
+                self.con.execute("ROLLBACK")
+        except sqlite3.OperationalError as exc:
+            if typ is None and self.con.in_transaction:  # a failed COMMIT may leave it open, or end it
+                self.con.execute("ROLLBACK")
+            failure = write_failure(self.path, exc)
+            if failure is None:
+                raise
+            raise failure from None
+        if isinstance(value, sqlite3.OperationalError):
+            failure = write_failure(self.path, value)
+            if failure is not None:
+                raise failure from None
 
 
 def _set_wal(con: sqlite3.Connection, seconds: float = 30.0) -> None:
