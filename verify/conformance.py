@@ -118,7 +118,7 @@ def check_invariant(inv: Invariant, budget: str | int, out: Path | None, seed: i
     """The explicit examples, then the search; ``ok`` iff the outcome is the proved one."""
     found = _examples(inv) or search(inv.cases(), inv.check, budget, seed)
     cell = _cell(
-        ",".join(inv.algorithms) or "oracles",
+        ",".join(inv.algorithms) or inv.component,
         inv.name,
         found,
         out,
@@ -207,7 +207,8 @@ def plan(
     """The invariants (all, or those touching ``names``) and the algorithms to check."""
     algs = [algorithms.get(n) for n in (names or sorted(algorithms.ALGORITHMS))] + list(extra or [])
     chosen = {a.name for a in algs}
-    # invariants of shared components (oracles, their moments) guard every algorithm: always included
+    # invariants of shared components (oracles, their moments, the engine's sampling and batches) guard
+    # every algorithm: always included
     invs = [inv for inv in INVARIANTS.values()
             if names is None or not inv.algorithms or chosen & set(inv.algorithms)]
     return invs, algs

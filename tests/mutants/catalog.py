@@ -1,9 +1,14 @@
-"""Planted bugs in the project's own code (issue 17): each is a one-line substitution, kept as a patch.
+"""Planted bugs in the project's own code, every layer: each is a one-line substitution, kept as a patch.
 
 ``python -m tests.mutants.make`` regenerates ``tests/mutants/*.patch`` from this table; the slow
-test ``tests/mutants/test_mutants.py`` applies each patch to a copy of the tree and runs
-``fcocheck check --quick`` restricted to the mutant's algorithms.  A mutant is **caught** when the
-check exits non-zero (a broken invariant) or any cell's outcome differs from the unmutated tree's.
+test ``tests/mutants/test_mutants.py`` applies each patch to a copy of the tree and runs the mutant's
+``command`` on it: ``check`` (``fcocheck check --quick`` restricted to the mutant's algorithms),
+``validate`` (``fcocheck validate NAME --quick`` for each experiment in ``targets``: the judges'
+layer, where a lenient rule shows as a negative control or a weak design that no longer holds), or
+``pytest`` (the unit tests in ``targets``: what no command reaches — the digest, the writer).  A
+mutant is **caught** when the command exits otherwise than on the clean tree or any cell's outcome
+differs from the clean tree's.  The layer of a mutant is its file's package (``solvers/engine`` its
+own); ``python -m tests.mutants.run --layers`` prints the kill rate per layer and per command.
 ``caught`` records what was measured; a mutant listed as not caught names the missing check, and one
 caught names the cells that catch it (``caught_by``): the test asserts those cells still move, so a
 mutant caught for another reason — or only by crashing the tool, which is not a catch — fails.
@@ -26,8 +31,17 @@ class Mutant:
     what: str
     caught: bool = True
     gap: str = ""
-    #: the ``algorithm:column`` cells of ``check --quick`` that must move (measured): why it is caught
+    #: the cells that must move (measured): why it is caught — ``algorithm:column`` of ``check``,
+    #: ``experiment:rule`` of ``validate``, ``pytest:node id``
     caught_by: tuple[str, ...] = ()
+    #: what catches it: ``check`` (on ``algorithms``), ``validate`` or ``pytest`` (on ``targets``)
+    command: str = "check"
+    targets: tuple[str, ...] = ()
+
+    @property
+    def layer(self) -> str:
+        """The package the planted line is in (``engine`` for ``solvers/engine``)."""
+        return "engine" if self.path.startswith("solvers/engine/") else self.path.split("/")[0]
 
 
 MUTANTS = (
@@ -176,3 +190,97 @@ MUTANTS = (
            ("cocoa+",), "CoCoA+'s local SDCA keeps X_kᵀu inconsistent with u",
            caught_by=("cocoa+,dual-method:cocoa+→dual-method",)),
 )
+
+EVERY_LAYER = (
+    # the judges, the engine's shared paths, the digest, the writer and the report's sanitiser
+    Mutant("departure-gate-at-1", "rates/departure.py", "EPS_MAX = 0.1  #", "EPS_MAX = 1.0  #",
+           (), "a consistent bounded ratio need only exclude a departure of 1, not 0.1 (the weak gate "
+           "waved through)", command="validate", targets=("fco-4.2-rounds",),
+           caught_by=("fco-4.2-rounds:status",)),
+    Mutant("eps-min-at-half-power", "rates/departure.py",
+           "reached = np.nonzero(combined_power(detections, grid) >= power)[0]",
+           "reached = np.nonzero(combined_power(detections, grid) >= 0.5 * power)[0]",
+           (), "the smallest detected departure read at 47.5% power, not 95% (validate: no verdict moves "
+           "on the quick designs — ε_min is printed, its statuses sit on either side of 0.1)",
+           command="pytest", targets=("tests/rates/test_oc.py",),
+           caught_by=("pytest:tests/rates/test_oc.py",)),
+    Mutant("ratio-levelling-ignored", "rates/oc.py", "        if above(L, oc.levelling):",
+           "        if False:",
+           (), "a ratio levelling off late in the window is a violation again", command="validate",
+           targets=("fedcanon-pl-linear",),
+           caught_by=("fedcanon-pl-linear:negative control (Φ of the running average (1/t): its rate "
+                      "vanishes with R)",)),
+    Mutant("ratio-critical-halved", "rates/oc.py", "    if above(T, oc.critical):",
+           "    if above(T, 0.5 * oc.critical):",
+           (), "the bounded-ratio rule at half its calibrated critical value (false alarms; validate: the "
+           "quick designs' tail slopes are negative or far above, none between)", command="pytest",
+           targets=("tests/rates/test_oc.py",),
+           caught_by=("pytest:tests/rates/test_oc.py",)),
+    Mutant("exponent-power-gate-off", "rates/verdict.py",
+           'weak = {k: v for k, v in (oc.get("power") or {}).items() if v < POWER}',
+           'weak = {k: v for k, v in (oc.get("power") or {}).items() if v < 0.0}',
+           (), "an exponent verdict consistent without power against its named violations (validate: "
+           "every quick law has its power)", command="pytest", targets=("tests/rates/test_power.py",),
+           caught_by=("pytest:tests/rates/test_power.py",)),
+    Mutant("exponent-one-sided", "rates/verdict.py",
+           '"two-sided": above(fit.lo, predicted + delta) or below(fit.hi, predicted - delta),',
+           '"two-sided": above(fit.lo, predicted + delta),',
+           (), "a two-sided exponent rule that never rejects a slope below the claim (its power gate sees "
+           "it)",
+           command="validate", targets=("fco-4.3-variance-M",),
+           caught_by=("fco-4.3-variance-M:status",)),
+    Mutant("control-undecided-held", "verify/experiments/judge.py",
+           "status = {INCONSISTENT: CONSISTENT, CONSISTENT: INCONSISTENT}.get(inner.status, INCONCLUSIVE)",
+           "status = {INCONSISTENT: CONSISTENT, CONSISTENT: INCONSISTENT}.get(inner.status, CONSISTENT)",
+           (), "a negative control the rule cannot decide counted as rejected (validate: the controls "
+           "it undecides are also undecided on the good curve, so the power guard keeps them inconclusive)",
+           command="pytest", targets=("tests/verify/test_experiments.py::test_a_negative_control_the_rule_"
+                                      "cannot_decide_is_inconclusive_not_held",),
+           caught_by=("pytest:tests/verify/test_experiments.py::"
+                      "test_a_negative_control_the_rule_cannot_decide_is_inconclusive_not_held",)),
+    Mutant("combine-error-hidden", "rates/verdict.py", "    if ERROR in states:",
+           "    if ERROR in states and CONSISTENT not in states:",
+           (), "a check that raised hidden by another that held (validate: no quick experiment raises)",
+           command="pytest", targets=("tests/rates/test_fit_verdict.py",),
+           caught_by=("pytest:tests/rates/test_fit_verdict.py",)),
+    Mutant("admit-points-unbounded", "verify/claim_admit.py", '"points": 64,  #', '"points": 10**9,  #',
+           (), "a claim's sweep without a size limit (validate: the paper's claims are within it)",
+           command="pytest", targets=("tests/verify/test_claim_admission.py",),
+           caught_by=("pytest:tests/verify/test_claim_admission.py",)),
+    Mutant("sampler-with-replacement", "solvers/engine/sampler.py",
+           "return np.sort(rng.choice(M, size=P, replace=False))",
+           "return np.sort(rng.choice(M, size=P, replace=True))",
+           ("fedavg",), "partial participation draws S_r with replacement (a client twice in a round; "
+           "check's explicit mode was one client per round, where the two draws agree)",
+           caught_by=("engine:sampling",)),
+    Mutant("batch-one-seed", "solvers/engine/batch.py",
+           "for c in np.random.SeedSequence(seed).spawn(3)) for seed in seeds]",
+           "for c in np.random.SeedSequence(seeds[0]).spawn(3)) for seed in seeds]",
+           ("fedavg",), "a batch of runs advancing together all draw the first run's streams",
+           caught_by=("engine:sampling",)),
+    Mutant("digest-ignores-globals", "solvers/definition.py",
+           "        for name in sorted(_global_names(fn.__code__)):",
+           "        for name in sorted(_global_names(fn.__code__))[:0]:",
+           (), "a user's function digested without the globals it reads (a helper edited: served stale)",
+           command="pytest", targets=("tests/verify/test_content_keys.py",),
+           caught_by=("pytest:tests/verify/test_content_keys.py",)),
+    Mutant("append-not-rolled-back", "solvers/files.py", "os.ftruncate(fd, start)",
+           "os.ftruncate(fd, os.lseek(fd, 0, os.SEEK_END))",
+           (), "a failed append leaves the unit's first rows (check.jsonl partial; the disk fuzzer's faults "
+           "came before any byte landed)", command="pytest",
+           targets=("tests/solvers/test_append_lines.py",),
+           caught_by=("pytest:tests/solvers/test_append_lines.py",)),
+    Mutant("staging-commit-unchecked", "solvers/staging.py",
+           "            self.final.path(rel, make_dirs=False)",
+           "            pass", (), "the report moved into --out without checking each place first",
+           command="pytest", targets=("tests/reports/test_staged_output.py",),
+           caught_by=("pytest:tests/reports/test_staged_output.py",)),
+    Mutant("mathml-text-verbatim", "reports/safe_mathml.py",
+           'inner = html.escape(el.text or "", quote=False) + "".join(',
+           'inner = (el.text or "") + "".join(',
+           (), "the MathML rebuild copies an element's text verbatim (\\text{<img onerror>} becomes markup)",
+           command="pytest", targets=("tests/reports/test_no_active_content.py",),
+           caught_by=("pytest:tests/reports/test_no_active_content.py",)),
+)
+
+MUTANTS = MUTANTS + EVERY_LAYER

@@ -18,6 +18,26 @@ def test_every_patch_matches_the_catalog_and_the_tree():
         assert (HERE / f"{m.name}.patch").read_text() == patch_text(m), m.name
     assert all(m.gap for m in MUTANTS if not m.caught)  # a miss names the check that is missing
     assert all(m.caught_by for m in MUTANTS if m.caught)  # a catch names the cells that make it
+    assert all(m.command in ("check", "validate", "pytest") for m in MUTANTS)
+    assert all(m.targets for m in MUTANTS if m.command != "check")
+
+
+def test_the_catalog_covers_every_layer_the_judges_included():
+    layers = {m.layer for m in MUTANTS}
+    assert layers >= {"solvers", "engine", "rates", "verify", "reports"}, layers
+    assert any(m.command == "validate" and m.layer == "rates" for m in MUTANTS)
+
+
+def test_the_layer_table_counts_catches_by_a_command_apart_from_unit_tests():
+    from tests.mutants.run import layers
+
+    by = {m.name: m for m in MUTANTS}
+    results = [(by["departure-gate-at-1"], {"caught": True}), (by["eps-min-at-half-power"], {"caught": True}),
+               (by["sampler-with-replacement"], {"caught": False})]
+    table = layers(results).splitlines()
+    assert table[1].split() == ["engine", "1", "0", "0"]
+    assert table[2].split() == ["rates", "2", "2", "1"]
+    assert table[-1].split() == ["all", "3", "2", "1", "(33%)"]
 
 
 def _caught_as_recorded(m) -> None:
@@ -31,8 +51,9 @@ def _caught_as_recorded(m) -> None:
 
 
 #: run in the default profile: bugs in three layers of FedMiD (the ℓ1 prox, the counts, the compiled
-#: pass), one shared clean baseline — the rest are ``slow``
-QUICK = ("soft-threshold-halved", "prox-count-doubled", "fused-primal-prox-dropped")
+#: pass), one shared clean baseline, and a judge (the weak gate, seen by ``validate``) — the rest are
+#: ``slow``
+QUICK = ("soft-threshold-halved", "prox-count-doubled", "fused-primal-prox-dropped", "departure-gate-at-1")
 
 
 @pytest.mark.parametrize("name", QUICK)

@@ -87,3 +87,20 @@ def test_closed_form_slopes_equal_per_row_least_squares():
             assert abs(got[b] - _line(lx[i], ly[i])[0]) <= 1e-12 * max(1.0, abs(got[b]))
         else:
             assert np.isnan(got[b])
+
+
+@pytest.mark.parametrize("states,overall", [
+    (["consistent", "error"], "error"),  # a check that raised is never hidden by one that held
+    (["error", "consistent", "inconclusive"], "error"),
+    (["known disagreement", "error"], "error"),
+    (["inconsistent", "error", "consistent"], "inconsistent"),
+    (["known disagreement", "consistent"], "known disagreement"),
+    (["does not apply", "consistent"], "consistent"),
+    (["does not apply", "does not apply"], "does not apply"),
+    (["consistent", "inconclusive"], "inconclusive"),
+    (["consistent", "consistent"], "consistent"),
+])
+def test_a_result_s_status_is_its_worst_check_s(states, overall):
+    from fcocheck.rates.verdict import Verdict, combine
+
+    assert combine([Verdict(s, "rule", "reason") for s in states]) == overall

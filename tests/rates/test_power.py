@@ -176,3 +176,15 @@ def test_bound_rule_on_the_edge_window_is_the_same_whichever_way_pow_rounds(roun
     other = judge.bound(_edge_window("libm" if rounding == "numpy" else "numpy"), rate,
                         noisy(0.1 * rate, noise=0.01), label="R")
     assert "moves only" not in v.reason and (v.status, v.reason) == (other.status, other.reason)
+
+
+def test_an_exponent_interval_without_power_against_half_a_power_is_not_consistent():
+    """``exponent_verdict``'s own power gate: a 98% interval of width 0.6 around p contains p, and
+    rejects p − ½ with less than 95% power (exact, at the fit's se): inconclusive (no power), naming it;
+    width 0.4 has the power and is consistent."""
+    from fcocheck.rates.fit import SlopeFit
+    from fcocheck.rates.verdict import exponent_verdict
+
+    wide = exponent_verdict(SlopeFit(-1.0, 0.0, -1.3, -0.7, 0.95, "t", 6, 3), -1.0)
+    assert wide.status == INCONCLUSIVE and wide.reason.startswith("no power") and "-1.5" in wide.reason
+    assert exponent_verdict(SlopeFit(-1.0, 0.0, -1.2, -0.8, 0.95, "t", 6, 3), -1.0).status == CONSISTENT

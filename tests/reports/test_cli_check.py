@@ -18,7 +18,7 @@ def test_check_one_algorithm_json(tmp_path, capsys):
     assert {c["column"] for c in out["invariants"]} == {
         "scaffold=fedcanon", "scaffold=gd", "written-scaffold", "exercised-scaffold", "scaffold-c",
         "client-split-scaffold", "counts-scaffold", "zero-weight-scaffold",
-        "oracles", "oracle-moments",  # the shared components guard every algorithm
+        "oracles", "oracle-moments", "sampling",  # the shared components guard every algorithm
     }
     lines = (tmp_path / "check.jsonl").read_text().splitlines()
     assert len(lines) == len(out["properties"]) + len(out["invariants"])

@@ -403,6 +403,21 @@ def test_a_negative_control_that_satisfies_the_claim_is_rejected():
     assert control(rule, good, good, "a control that follows the claim").status == "inconsistent"
 
 
+def test_a_negative_control_the_rule_cannot_decide_is_inconclusive_not_held():
+    """``judge.control``: the rule undecided on the control (a weak design, a rise inside the window) is
+    no evidence either way — inconclusive, even when the rule decides the good curve (it has power)."""
+    from fcocheck.rates.verdict import Verdict
+    from fcocheck.verify.experiments.judge import control
+
+    good, undecided = np.ones((1, 5)), np.full((1, 5), 2.0)
+
+    def rule(d):
+        return Verdict("consistent" if d[0, 0] == 1.0 else "inconclusive", "r", "weak: a short window")
+
+    v = control(rule, undecided, good, "a control the window cannot decide")
+    assert v.status == "inconclusive" and "weak" in v.reason, v.reason
+
+
 def test_the_4_2_vs_4_1_crossover_is_measured_on_both_sides():
     """Features ×40 give R* = L²B/G² of 13–217 on seeds 0–2's instances: the (4.3) regime must win
     at R ≤ R*/4 and the (4.1) regime at R ≥ 4R*, on every instance, and the verdict names the sides

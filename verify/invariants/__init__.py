@@ -12,6 +12,7 @@ from fcocheck.verify.invariants import (
     oracles,
     reductions,
     relational,
+    sampling,
     seed004,
     skip,
     written_baselines,
@@ -33,6 +34,7 @@ INVARIANTS: dict[str, Invariant] = {
         skip,
         oracles,
         moments,
+        sampling,
     )
     for inv in module.INVARIANTS
 }

@@ -42,6 +42,8 @@ class Invariant:
         check: Case -> Evidence.
         examples: () -> explicit cases checked before the search, whatever the seed (coverage that
             is guaranteed, not drawn: e.g. every regulariser × mirror map).
+        component: the row of an invariant of shared machinery (``algorithms`` empty): ``oracles``,
+            ``engine``.
 
     """
 
@@ -53,6 +55,7 @@ class Invariant:
     cases: Callable[[], st.SearchStrategy]
     check: Callable[[Case], Evidence]
     examples: Callable[[], list] | None = None
+    component: str = "oracles"
 
     def as_dict(self) -> dict[str, Any]:
         """Metadata for listings."""
