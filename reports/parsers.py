@@ -14,7 +14,8 @@ DEFAULT_STORE = "out/fcocheck.sqlite"
 BUDGETS = ("quick", "full", "thorough")
 EXIT_CODES = ("exit status: 0 success; 1 a result that is not success (diverged run, failed "
               "certification, broken invariant, errored runs, an inconsistent or errored verdict, and an "
-              "inconclusive one with validate --strict); "
+              "inconclusive one with validate --strict, a write that failed: a full or read-only disk, "
+              "nothing partial left); "
               "2 bad input (nothing written); Ctrl-C: finished work kept, ended by SIGINT (shell status 130)")
 
 

@@ -87,7 +87,16 @@ def _check_headers(z: Any, path: Path) -> None:
 
 
 def save_instance(problem: Problem, path: str | Path) -> Path:
-    """Write ``problem`` to ``path`` (.npz); returns the path written."""
+    """Write ``problem`` to ``path`` (.npz, atomically); returns the path written."""
+    path = Path(path)
+    name = path.name if path.name.endswith(".npz") else path.name + ".npz"  # numpy's own naming rule
+    with Writer(path.parent).open(name) as fh:
+        write_instance(problem, fh)
+    return path.with_name(name)
+
+
+def write_instance(problem: Problem, fh: Any) -> None:
+    """``problem`` in the instance-file format (``load_instance`` reads it) into the binary file ``fh``."""
     arrays: dict[str, np.ndarray] = {}
     if problem.loss == "quadratic":
         arrays["Q"], arrays["c"] = np.asarray(problem.Q), np.asarray(problem.c)
@@ -111,11 +120,7 @@ def save_instance(problem: Problem, path: str | Path) -> Path:
             "weights": problem.weighting, "ridge_lam": problem.ridge_lam,
             "shape": list(problem.shape) if problem.shape else None,
             "generator": problem.meta}
-    path = Path(path)
-    name = path.name if path.name.endswith(".npz") else path.name + ".npz"  # numpy's own naming rule
-    with Writer(path.parent).open(name) as fh:
-        np.savez(fh, meta=np.array(json.dumps(meta)), **arrays)
-    return path.with_name(name)
+    np.savez(fh, meta=np.array(json.dumps(meta)), **arrays)
 
 
 def _read(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:

@@ -31,7 +31,7 @@ from fcocheck.solvers import strict_json
 from fcocheck.solvers.card.reduction import LAYOUTS, PSI_KINDS  # noqa: E402 - stated once, where cards read them
 from fcocheck.solvers.errors import InvalidProblemError
 from fcocheck.solvers.files import Writer
-from fcocheck.solvers.instance_io import save_instance
+from fcocheck.solvers.instance_io import write_instance
 from fcocheck.solvers.mirror_maps import Euclidean
 from fcocheck.solvers.problem import Problem, sample_weights, uniform_weights
 from fcocheck.solvers.regularizers import L1, L2Squared, Regularizer, Zero
@@ -144,17 +144,20 @@ def weighted(p: Problem) -> Problem:
 
 
 def save_case(directory: str | Path, stem: str, spec: InstanceSpec, record: dict[str, Any]) -> Path:
-    """Write ``stem.npz`` (the instance, readable by ``fcocheck solve``) and ``stem.json``.
+    """Write ``stem.npz`` (the instance, readable by ``fcocheck solve``) and ``stem.json``: both or neither.
 
     The JSON holds the spec (which rebuilds the instance), the algorithm, hyper-parameters and
-    the evidence; returns the JSON path.
+    the evidence; returns the JSON path.  Each file is staged beside its place; the JSON moves into
+    place first and the instance after it, so a failure (a full disk) while either is written leaves
+    neither new file — never an instance without the record that says what it is.
     """
-    directory = Path(directory)
-    save_instance(build(spec), directory / f"{stem}.npz")
-    return Writer(directory).write_text(
-        f"{stem}.json",
-        strict_json.dumps({"spec": asdict(spec), "size": spec.size(), **record}, indent=2, default=float)
-        + "\n")
+    w = Writer(directory)
+    with w.open(f"{stem}.npz") as fh:
+        write_instance(build(spec), fh)
+        return w.write_text(
+            f"{stem}.json",
+            strict_json.dumps({"spec": asdict(spec), "size": spec.size(), **record}, indent=2, default=float)
+            + "\n")
 
 
 def load_spec(path: str | Path) -> InstanceSpec:
