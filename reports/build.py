@@ -22,6 +22,7 @@ from fcocheck.reports.plotdata import experiment_figure, reproduction_figure, ti
 from fcocheck.reports.stored import reading
 from fcocheck.solvers import algorithms, ctrl_c, strict_json
 from fcocheck.solvers.engine.trace import jsonable
+from fcocheck.solvers.error_text import describe
 from fcocheck.solvers.files import Writer
 from fcocheck.verify.experiments import EXPERIMENTS
 from fcocheck.verify.properties import PROPERTIES, R_A, R_O1, TOL_A, TOL_O1
@@ -100,7 +101,7 @@ def _tightness(session: Session, quick: bool, errors: list[str],
         raise
     except Exception as exc:  # a failing study is reported, never a crash of the report
         ctrl_c.check()  # unless it is a Ctrl-C in another form
-        errors.append(f"worst-case studies: {type(exc).__name__}: {exc}")
+        errors.append(f"worst-case studies: {describe(exc)}")
         return []
     blocks = []
     for res in payloads:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from fcocheck.solvers.error_text import describe
 from fcocheck.verify.sweep.store import StoreError
 
 #: the errors a payload of the wrong shape raises where it is read
@@ -24,6 +25,6 @@ def reading(kind: str, name: object) -> Iterator[None]:
     try:
         yield
     except SHAPE_ERRORS as exc:
-        raise StoreError(f"the {kind} payload {str(name)[:80]!r} cannot be rendered ({type(exc).__name__}: "
-                         f"{str(exc)[:120]}): it is not what this fcocheck writes; the rule is a store "
+        raise StoreError(f"the {kind} payload {str(name)[:80]!r} cannot be rendered ("
+                         f"{describe(exc)[:160]}): it is not what this fcocheck writes; the rule is a store "
                          "written by fcocheck — remove the row or pass another --store") from None

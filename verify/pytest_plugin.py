@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from fcocheck.solvers.error_text import describe
+from fcocheck.solvers.errors import FcocheckError
+
 if TYPE_CHECKING:
     from fcocheck.verify.suite import SuiteCheck
 
@@ -115,7 +118,13 @@ class ClaimItem(EvidenceItem):
         from fcocheck.rates.verdict import combine
         from fcocheck.verify.claim_judge import judge
 
-        verdicts, measured = judge(self.claim)
+        try:
+            verdicts, measured = judge(self.claim)
+        except FcocheckError:
+            raise  # a rule the claim breaks: its message names the value and the rule
+        except Exception as exc:  # the judging stopped: say where, never an empty line
+            raise AssertionError(f"{self.claim.name}: error: the claim could not be judged: "
+                                 f"{describe(exc, located=True)}") from exc
         status, oc = combine(verdicts), verdicts[0].evidence.get("oc", {})
         self.user_properties.append(("fcocheck", {"status": status, "size": oc.get("size"),
                                                   "power": oc.get("power"), "measured": measured,

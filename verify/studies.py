@@ -23,6 +23,7 @@ from typing import Any
 
 from fcocheck.rates.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, KNOWN, NOT_APPLICABLE
 from fcocheck.solvers import ctrl_c
+from fcocheck.solvers.error_text import describe
 from fcocheck.verify.sweep.session import Session
 
 ERROR = "error"
@@ -141,5 +142,5 @@ def run_reproductions(session: Session, studies: list[Study], quick: bool, seed:
             raise
         except Exception as exc:  # a failing study is reported, not raised
             ctrl_c.check()  # unless it is a Ctrl-C in another form
-            results[study.name] = on_error(study.name, f"{type(exc).__name__}: {exc}")
+            results[study.name] = on_error(study.name, describe(exc))
     return results

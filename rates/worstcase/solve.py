@@ -22,6 +22,7 @@ from fcocheck.rates.worstcase.methods import METHODS, Program
 from fcocheck.rates.worstcase.setting import Setting, declare
 from fcocheck.rates.worstcase.spec import PepSpec, check_spec
 from fcocheck.solvers import ctrl_c
+from fcocheck.solvers.error_text import describe
 
 #: Solvers tried in turn; SCS is first-order and coarser, used only when CLARABEL fails.
 SOLVERS: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -126,7 +127,7 @@ def _solve(s: Setting, spec: PepSpec, t0: float, low_rank: bool = False) -> Wors
                 value = s.pep.solve(wrapper="cvxpy", solver=name, verbose=0, **options)
         except Exception as exc:  # a solver failure is a result, the next solver is tried
             ctrl_c.check()  # unless it is a Ctrl-C in another form
-            errors.append(f"{name}: {type(exc).__name__}: {exc}")
+            errors.append(f"{name}: {describe(exc)}")
             continue
         status = str(s.pep.wrapper.prob.status)
         if status in _GOOD and np.isfinite(value):

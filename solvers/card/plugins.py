@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from fcocheck.solvers import ctrl_c
+from fcocheck.solvers.error_text import describe
 from fcocheck.solvers.errors import FcocheckError, InvalidAlgorithmError
 
 ENV = "FCOCHECK_PLUGINS"
@@ -46,7 +47,7 @@ def import_plugin(spec: str) -> Any:
             del sys.modules[name]
             if isinstance(exc, KeyboardInterrupt) and ctrl_c.seen():
                 raise  # a real Ctrl-C while the module was imported
-            raise InvalidAlgorithmError(f"plugin {spec!r} raised {type(exc).__name__}: {exc}; the rule is a "
+            raise InvalidAlgorithmError(f"plugin {spec!r} raised {describe(exc)}; the rule is a "
                                         "module that defines cards and claims") from None
         return module
     try:

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from fcocheck.solvers.error_text import describe
 from fcocheck.solvers.problem import Problem
 from fcocheck.solvers.reference.cvx_result import CvxResult
 from fcocheck.solvers.reference.gram import QUADRATIC_LOSSES as _GRAM_LOSSES
@@ -79,7 +80,7 @@ def _child(conn: Any, theirs: Any, shared: Any, parent: int, problem: Problem, s
         conn.send(("ok", cvx_solve(problem, gram, solver)))
     except BaseException as exc:  # noqa: BLE001 - the parent falls back to solving itself
         try:
-            conn.send(("failed", f"{type(exc).__name__}: {exc}"))
+            conn.send(("failed", describe(exc)))
         except OSError:
             pass
     finally:

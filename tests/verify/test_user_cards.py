@@ -32,15 +32,21 @@ def tutorial(name: str, sign: bool = False, claims: bool = True) -> str:
 
 @pytest.fixture(autouse=True)
 def _clean_registry(monkeypatch):
-    """Every card a test registers is removed after it, and ``--plugin``'s exported variable restored."""
+    """Every card and claim a test registers is removed after it (a claim's experiment too: one test file
+    run after this one in the same process saw a 'user claim' theorem), and ``--plugin``'s exported
+    variable restored."""
     from fcocheck.solvers import algorithms
-    from fcocheck.solvers.card.plugins import ENV
+    from fcocheck.solvers.card import plugins
+    from fcocheck.verify import experiments
 
-    monkeypatch.setenv(ENV, "")  # recorded, so what --plugin exports is undone after the test
-    before = set(algorithms.CARDS)
+    monkeypatch.setenv(plugins.ENV, "")  # recorded, so what --plugin exports is undone after the test
+    before, claims, names = set(algorithms.CARDS), list(plugins.CLAIMS), set(experiments.EXPERIMENTS)
     yield
     for name in set(algorithms.CARDS) - before:
         algorithms.unregister(name)
+    plugins.CLAIMS[:] = claims
+    for name in set(experiments.EXPERIMENTS) - names:
+        del experiments.EXPERIMENTS[name]
 
 
 @pytest.mark.parametrize("sign,name,failed", [(False, "mine-ok", set()),

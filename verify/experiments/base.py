@@ -21,6 +21,7 @@ from fcocheck.solvers import ctrl_c
 from fcocheck.solvers.engine.batch import run_batch
 from fcocheck.solvers.engine.run import run
 from fcocheck.solvers.engine.trace import INTERRUPTED, Trace
+from fcocheck.solvers.error_text import describe
 from fcocheck.solvers.errors import FcocheckError
 from fcocheck.solvers.problem import Problem
 
@@ -105,7 +106,7 @@ class Experiment:
             res = self.body(quick, seed) if instance is None else self.body(quick, seed, instance=instance)
         except Exception as exc:  # one broken experiment is a recorded error, not the end of `validate all`
             ctrl_c.check()  # unless it is a Ctrl-C in another form
-            why = f"it could not be judged: {type(exc).__name__}: {exc}"
+            why = f"it could not be judged: {describe(exc)}"
             res = Result(self.name, self.theorem, self.summary, {}, [Verdict(ERROR, "error", why)])
         res.seconds = time.perf_counter() - start
         return res

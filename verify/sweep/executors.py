@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from fcocheck.solvers import ctrl_c
+from fcocheck.solvers.error_text import describe
 from fcocheck.verify.sweep.config import InvalidSweepError
 
 PRELOAD = ["fcocheck.verify.sweep.task", "fcocheck.solvers.engine.run", "fcocheck.solvers.generators",
@@ -329,7 +330,7 @@ class Dask:
                     result = fut.result()
                 except Exception as exc:  # fn never raises: KilledWorker and friends, the item failed
                     ctrl_c.check()  # unless it is a Ctrl-C in another form
-                    result = on_crash(futures[fut], f"dask: {type(exc).__name__}: {exc}")
+                    result = on_crash(futures[fut], f"dask: {describe(exc)}")
                 yield futures[fut], result
         finally:
             self.client.cancel(list(futures))

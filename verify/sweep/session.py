@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from fcocheck.solvers import ctrl_c
+from fcocheck.solvers.error_text import describe
 from fcocheck.solvers.progress import Progress
 from fcocheck.verify.sweep import study_runs
 from fcocheck.verify.sweep.config import RunConfig
@@ -65,7 +66,7 @@ def call_job(job: Job) -> tuple[dict[str, Any], float]:
         raise
     except Exception as exc:  # a job that fails is a result to report, never a crash
         ctrl_c.check()  # unless it is a Ctrl-C in another form
-        payload = {"status": "error", "error": f"{type(exc).__name__}: {exc}", "name": job.name}
+        payload = {"status": "error", "error": describe(exc), "name": job.name}
     return payload, time.perf_counter() - t0
 
 

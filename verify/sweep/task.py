@@ -11,7 +11,6 @@ never stops a sweep.
 from __future__ import annotations
 
 import time
-import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -23,6 +22,7 @@ import numpy as np
 from fcocheck.solvers import ctrl_c
 from fcocheck.solvers.blas_threads import serial_blas
 from fcocheck.solvers.engine.trace import INTERRUPTED
+from fcocheck.solvers.error_text import describe
 from fcocheck.verify.sweep.config import RunConfig
 
 ERROR = "error"
@@ -156,15 +156,13 @@ def execute(config: RunConfig, references: dict[str, Any] | None = None) -> RunR
         raise
     except Exception as exc:  # recorded, the sweep goes on
         ctrl_c.check()  # unless it is a Ctrl-C in another form
-        last = traceback.extract_tb(exc.__traceback__)[-1]
-        where = f" (at {last.filename.rsplit('/', 1)[-1]}:{last.lineno})"
         return RunRecord(
             config.key,
             config.as_dict(),
             ERROR,
             time.perf_counter() - t0,
             started,
-            error=f"{type(exc).__name__}: {exc}{where}",
+            error=describe(exc, located=True),
         )
     return _record(config, trace, time.perf_counter() - t0, started)
 
