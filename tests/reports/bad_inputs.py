@@ -80,7 +80,7 @@ def _store(kind: str) -> Callable[[Path], dict[str, str]]:
             con.close()
         elif kind == "truncated":
             path.write_bytes(b"SQLite format 3\x00" + b"\x00" * 84)
-        elif kind in ("good", "other-metrics"):
+        elif kind in ("good", "other-metrics", "blob-version"):
             import sqlite3
 
             from fcocheck.verify.sweep import Store
@@ -91,6 +91,11 @@ def _store(kind: str) -> Callable[[Path], dict[str, str]]:
                 con = sqlite3.connect(path)
                 con.execute("DROP TABLE metrics")
                 con.execute("CREATE TABLE metrics(run INTEGER, name TEXT, x REAL)")
+                con.commit()
+                con.close()
+            if kind == "blob-version":  # the schema's own columns, a blob where fcocheck writes text
+                con = sqlite3.connect(path)
+                con.execute("UPDATE results SET code_version = ?", (b"\xc3",))
                 con.commit()
                 con.close()
         elif kind == "fifo":
@@ -388,6 +393,11 @@ def command_cases() -> list[Case]:
         # store
         ("store info missing", ["store", "info", "--store", "{TMP}/none.sqlite"], None, "does not exist"),
         ("store info text file", ["store", "info", "--store", "{STORE}"], _store("text"), "not an fcocheck"),
+        # found by the foreign-store surface at 2,000 draws: json.dumps of a bytes key, a traceback
+        ("store info blob in a text column", ["store", "info", "--store", "{STORE}"], _store("blob-version"),
+         "column results.code_version holds 1 value\\(s\\) of type blob, not text"),
+        ("report blob in a text column", ["report", "--store", "{STORE}", "--out", "{TMP}/out", "--quick"],
+         _store("blob-version"), "column results.code_version holds 1 value"),
         ("store info foreign", ["store", "info", "--store", "{STORE}"], _store("foreign"), "foreign SQLite"),
         ("store info truncated", ["store", "info", "--store", "{STORE}"], _store("truncated"), "store"),
         ("store info is a dir", ["store", "info", "--store", "{TMP}"], None, "is not a regular file"),

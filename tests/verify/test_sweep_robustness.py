@@ -249,3 +249,29 @@ def test_default_store_directory_is_created_on_a_fresh_checkout(tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     assert main(["sweep", sweep_file(tmp_path, {"base": BASE}), "--workers", "1", "--no-progress"]) == 0
     assert (tmp_path / "out" / "fcocheck.sqlite").is_file()
+
+
+def test_a_metric_that_is_not_a_number_is_refused_naming_the_run(tmp_path):
+    """SQLite keeps any value in a REAL column: a metric edited to text is a StoreError, not a traceback;
+    the numbers fcocheck wrote (NULL as NaN, integers) read back as floats."""
+    import json
+    import sqlite3
+
+    from fcocheck.reports.cli import main
+    from fcocheck.verify.sweep import Store
+    from fcocheck.verify.sweep.store import StoreError
+
+    sweep = tmp_path / "s.json"
+    sweep.write_text(json.dumps({"base": {"algorithm": "fedavg", "problem": {"generator": "quadratics"},
+                                          "hp": {"eta_c": 0.1, "local_steps": 2}, "rounds": 5}, "seeds": 1}))
+    store = tmp_path / "s.sqlite"
+    assert main(["sweep", str(sweep), "--store", str(store), "--workers", "1", "--quiet"]) == 0
+    with Store(store) as st:
+        run_id = st.runs()[0]["id"]
+        assert all(v.dtype == float for v in st.metrics(run_id).values())
+    con = sqlite3.connect(store)
+    con.execute("UPDATE metrics SET value = 'abc' WHERE run = ? AND round = 1", (run_id,))
+    con.commit()
+    con.close()
+    with Store(store) as st, pytest.raises(StoreError, match=f"run {run_id}'s metric .* holds str 'abc'"):
+        st.metrics(run_id)

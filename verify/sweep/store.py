@@ -107,6 +107,8 @@ def _inspect(path: Path) -> bool:
                        for t in _TABLES & tables}
             meta = dict(con.execute("SELECT key, value FROM meta")) if "meta" in tables else {}
             check = con.execute("PRAGMA quick_check").fetchone()[0] if meta.get("app") == APP else "ok"
+            mistyped = _mistyped(con, columns) if meta.get("app") == APP and columns == {
+                t: _columns()[t] for t in columns} else None
         finally:
             con.close()
     except sqlite3.DatabaseError as exc:
@@ -136,7 +138,43 @@ def _inspect(path: Path) -> bool:
             f"store {str(path)!r}: table {other[0]!r} has columns {[c for c, _ in columns[other[0]]]}, not "
             f"{[c for c, _ in _columns()[other[0]]]} (schema {SCHEMA!r}); it was left untouched — pass "
             "another --store path")
+    if mistyped:
+        table, column, kind, n = mistyped
+        raise StoreError(
+            f"store {str(path)!r}: column {table}.{column} holds {n} value(s) of type {kind}, not "
+            f"{_ALLOWED[_declared(table, column)][0]}; it is not what this fcocheck writes — it was left "
+            "untouched, the rule is a store written by fcocheck: pass another --store path")
     return False
+
+
+#: SQLite's ``typeof`` values each declared column type may hold (the first is the type's own)
+_ALLOWED = {"TEXT": ("text", "null"), "INTEGER": ("integer", "null"), "REAL": ("real", "integer", "null"),
+            "BLOB": ("blob", "null")}
+#: the tables whose every value is checked when a store opens (small: runs and results, not their metrics)
+_TYPED = ("meta", "runs", "results")
+
+
+def _declared(table: str, column: str) -> str:
+    return dict(_columns()[table])[column]
+
+
+def _mistyped(con: sqlite3.Connection, columns: dict[str, tuple]) -> tuple[str, str, str, int] | None:
+    """The first (table, column, typeof, count) whose values are not of the column's declared type.
+
+    SQLite stores any value in any column; a store edited by hand or by another program may hold a blob
+    where fcocheck wrote text (``code_version`` as bytes made ``store info`` a traceback).
+    """
+    for table in _TYPED:
+        for column, declared in columns.get(table, ()):
+            allowed = _ALLOWED.get(declared)
+            if allowed is None:
+                continue
+            marks = ", ".join("?" * len(allowed))
+            row = con.execute(f'SELECT typeof("{column}"), COUNT(*) FROM {table} WHERE typeof("{column}") '
+                              f"NOT IN ({marks}) GROUP BY 1 LIMIT 1", allowed).fetchone()
+            if row:
+                return table, column, row[0], row[1]
+    return None
 
 
 #: the byte of a WAL store's ``-shm`` file every open connection holds a shared lock on (SQLite's unix VFS:
@@ -321,8 +359,11 @@ class Store:
         for name, _, value in self.con.execute(
             "SELECT metric, round, value FROM metrics WHERE run = ? ORDER BY metric, round", (run_id,)
         ):
+            if not isinstance(value, int | float | type(None)) or not isinstance(name, str):
+                raise StoreError(f"run {run_id}'s metric {str(name)[:40]!r} holds {type(value).__name__} "
+                                 f"{str(value)[:40]!r}; the rule is a number per round, as fcocheck writes")
             out.setdefault(name, []).append(np.nan if value is None else value)
-        return {k: np.array(v) for k, v in out.items()}
+        return {k: np.array(v, dtype=float) for k, v in out.items()}
 
     def arrays(self, run_id: int) -> dict[str, np.ndarray]:
         """The kept multi-dimensional arrays of one run."""
