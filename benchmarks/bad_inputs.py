@@ -22,7 +22,6 @@ import contextlib
 import io
 import json
 import re
-import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -31,26 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.reports.bad_inputs import all_cases  # noqa: E402
+from tests.reports.fuzz_surfaces import HangError, limit  # noqa: E402
 from tests.reports.test_bad_inputs import listing, run_case  # noqa: E402
-
-
-class HangError(Exception):
-    """No answer within the audit's limit."""
-
-
-@contextlib.contextmanager
-def limit(seconds: int):  # noqa: ANN201
-    """Raise ``HangError`` in this thread after ``seconds`` (SIGALRM)."""
-    def alarm(signum, frame):  # noqa: ANN001, ARG001
-        raise HangError
-
-    old = signal.signal(signal.SIGALRM, alarm)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def run(case, hang: int) -> str:  # noqa: ANN001
